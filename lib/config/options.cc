@@ -1,0 +1,214 @@
+#include "lib/config/options.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace darius::config {
+namespace {
+
+using T = OptionType;
+
+constexpr std::string_view kServices[] = {"imap", "imaps", "pop3", "pop3s", "lmtp", "metrics"};
+constexpr std::string_view kLogLevels[] = {"debug", "info", "notice", "warning", "error"};
+constexpr std::string_view kTlsVersions[] = {"TLSv1.2", "TLSv1.3"};
+
+// Mozilla's "intermediate" TLS 1.2 suites: forward secrecy and AEAD only. DHE is left out
+// because ECDHE is universally available and finite-field DH invites weak-group mistakes.
+constexpr std::string_view kDefaultCiphers =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+
+constexpr OptionDef kOptions[] = {
+    // general
+    {.name = "services", .type = T::kList, .default_value = "imap imaps pop3 pop3s lmtp",
+     .description = "Services dariusd runs; each listens where its `<service>_listen` "
+                    "option says.",
+     .section = "general", .allowed = kServices},
+    {.name = "servername", .type = T::kString, .default_value = "",
+     .description = "Host name announced in greetings and used in generated message ids; "
+                    "empty means the system's host name.",
+     .section = "general"},
+    {.name = "data_dir", .type = T::kPath, .default_value = "/var/lib/darius",
+     .description = "Root of the mail store: partitions, mailbox list and other databases.",
+     .section = "general"},
+    {.name = "run_dir", .type = T::kPath, .default_value = "/run/darius",
+     .description = "Runtime state: the pid file, the listener file and unix sockets.",
+     .section = "general"},
+    {.name = "users_file", .type = T::kPath, .default_value = "/var/lib/darius/users",
+     .description = "The user database (names, password hashes, admin rights).",
+     .section = "general"},
+    {.name = "worker_threads", .type = T::kInt, .default_value = "0",
+     .description = "Threads serving connections; 0 means one per CPU core.",
+     .section = "general", .min = 0, .max = 256},
+    {.name = "shutdown_timeout", .type = T::kDuration, .default_value = "10s",
+     .description = "How long a graceful shutdown waits for sessions to finish before "
+                    "closing them.",
+     .section = "general"},
+
+    // logging
+    {.name = "log_file", .type = T::kPath, .default_value = "",
+     .description = "Log file, reopened on SIGHUP; empty means standard error.",
+     .section = "logging"},
+    {.name = "log_level", .type = T::kEnum, .default_value = "info",
+     .description = "Least severe level that is logged.",
+     .section = "logging", .allowed = kLogLevels},
+
+    // listeners
+    {.name = "imap_listen", .type = T::kAddressList, .default_value = "*:143",
+     .description = "Addresses for IMAP (STARTTLS available).", .section = "listeners"},
+    {.name = "imaps_listen", .type = T::kAddressList, .default_value = "*:993",
+     .description = "Addresses for IMAP over implicit TLS.", .section = "listeners"},
+    {.name = "pop3_listen", .type = T::kAddressList, .default_value = "*:110",
+     .description = "Addresses for POP3 (STLS available).", .section = "listeners"},
+    {.name = "pop3s_listen", .type = T::kAddressList, .default_value = "*:995",
+     .description = "Addresses for POP3 over implicit TLS.", .section = "listeners"},
+    {.name = "lmtp_listen", .type = T::kAddressList, .default_value = "127.0.0.1:24",
+     .description = "Addresses for LMTP delivery; keep them private to the MTA.",
+     .section = "listeners"},
+    {.name = "metrics_listen", .type = T::kAddressList, .default_value = "127.0.0.1:9100",
+     .description = "Addresses for the Prometheus metrics endpoint (plain HTTP).",
+     .section = "listeners"},
+
+    // tls
+    {.name = "tls_cert_file", .type = T::kPath, .default_value = "",
+     .description = "PEM certificate chain, leaf first; empty disables TLS.", .section = "tls"},
+    {.name = "tls_key_file", .type = T::kPath, .default_value = "",
+     .description = "PEM private key for `tls_cert_file`.", .section = "tls"},
+    {.name = "tls_min_version", .type = T::kEnum, .default_value = "TLSv1.2",
+     .description = "Oldest TLS protocol version accepted.", .section = "tls",
+     .allowed = kTlsVersions},
+    {.name = "tls_ciphers", .type = T::kString, .default_value = kDefaultCiphers,
+     .description = "OpenSSL cipher list for TLS 1.2.", .section = "tls"},
+    {.name = "tls_ciphersuites", .type = T::kString, .default_value = "",
+     .description = "OpenSSL cipher suites for TLS 1.3; empty means OpenSSL's default.",
+     .section = "tls"},
+
+    // auth
+    {.name = "allow_plaintext_auth", .type = T::kBool, .default_value = "no",
+     .description = "Allow LOGIN, USER/PASS and AUTHENTICATE PLAIN on connections without "
+                    "TLS.",
+     .section = "auth"},
+    {.name = "auth_failure_delay", .type = T::kDuration, .default_value = "2s",
+     .description = "Delay before answering a failed authentication, to slow down guessing.",
+     .section = "auth"},
+    {.name = "scram_iterations", .type = T::kInt, .default_value = "10000",
+     .description = "PBKDF2 iterations for newly stored SCRAM credentials.", .section = "auth",
+     .min = 4096},
+
+    // limits
+    {.name = "max_connections", .type = T::kInt, .default_value = "10000",
+     .description = "Most client connections served at once, over all services.",
+     .section = "limits", .min = 1},
+    {.name = "max_connections_per_host", .type = T::kInt, .default_value = "200",
+     .description = "Most connections at once from one client address.", .section = "limits",
+     .min = 1},
+    {.name = "max_line_length", .type = T::kSize, .default_value = "64K",
+     .description = "Longest protocol command line accepted, literals excluded.",
+     .section = "limits", .min = 1024},
+    {.name = "max_literal_size", .type = T::kSize, .default_value = "64M",
+     .description = "Largest literal (and so message) a client may send.", .section = "limits",
+     .min = 1024},
+    {.name = "login_timeout", .type = T::kDuration, .default_value = "60s",
+     .description = "How long an unauthenticated connection may stay open.",
+     .section = "limits"},
+    {.name = "idle_timeout", .type = T::kDuration, .default_value = "30m",
+     .description = "How long an authenticated connection may stay silent (IDLE included).",
+     .section = "limits"},
+};
+
+// Optimal string alignment distance (Levenshtein plus adjacent transposition, which is the most
+// common typing slip). Both inputs are short: callers bound their length.
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+      }
+    }
+    prev2.swap(prev);
+    prev.swap(cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::string_view typeName(OptionType type) {
+  switch (type) {
+    case T::kString: return "string";
+    case T::kInt: return "integer";
+    case T::kBool: return "boolean";
+    case T::kSize: return "size";
+    case T::kDuration: return "duration";
+    case T::kEnum: return "enum";
+    case T::kList: return "list";
+    case T::kPath: return "path";
+    case T::kAddressList: return "address list";
+  }
+  return "unknown";
+}
+
+std::span<const OptionDef> allOptions() { return kOptions; }
+
+const OptionDef* findOption(std::string_view name) {
+  // Built once; the table is small, but getters run in hot-ish paths (per connection limits).
+  static const std::vector<const OptionDef*> sorted = [] {
+    std::vector<const OptionDef*> v;
+    for (const OptionDef& d : kOptions) v.push_back(&d);
+    std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    for (size_t i = 1; i < v.size(); ++i) {
+      if (v[i - 1]->name == v[i]->name) {
+        std::fprintf(stderr, "darius: config: option '%.*s' is defined twice\n",
+                     static_cast<int>(v[i]->name.size()), v[i]->name.data());
+        std::abort();
+      }
+    }
+    return v;
+  }();
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), name,
+                             [](const OptionDef* d, std::string_view n) { return d->name < n; });
+  if (it == sorted.end() || (*it)->name != name) return nullptr;
+  return *it;
+}
+
+size_t optionIndex(const OptionDef& def) { return static_cast<size_t>(&def - kOptions); }
+
+std::string_view suggestOption(std::string_view name) {
+  // At most two slips are accepted (below), so a name whose length differs from an option's by
+  // more than two cannot match it; skipping those keeps hostile keys from costing much.
+  constexpr size_t kMaxSlips = 2;
+  if (name.empty() || name.size() > 64) return {};
+  std::string lower(name);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c == '-') c = '_';  // "max-line-length" is a plausible slip too
+  }
+  std::string_view best;
+  size_t best_distance = SIZE_MAX;
+  for (const OptionDef& d : kOptions) {
+    size_t diff = lower.size() > d.name.size() ? lower.size() - d.name.size()
+                                               : d.name.size() - lower.size();
+    if (diff > kMaxSlips) continue;
+    size_t dist = editDistance(lower, d.name);
+    if (dist < best_distance) {
+      best_distance = dist;
+      best = d.name;
+    }
+  }
+  // One slip in a short name, two in a longer one; more is a different word.
+  size_t allowed = best.size() >= 6 ? kMaxSlips : 1;
+  if (best_distance > allowed) return {};
+  return best;
+}
+
+}  // namespace darius::config
