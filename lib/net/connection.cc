@@ -1,0 +1,174 @@
+#include "lib/net/connection.h"
+
+#include <asio/experimental/as_tuple.hpp>
+
+namespace darius::net {
+
+using base::Result;
+using base::Status;
+
+namespace {
+constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
+constexpr size_t kReadChunk = 16 * 1024;
+}  // namespace
+
+Connection::Connection(Socket socket, PeerInfo peer, ReaderLimits limits, TlsContextPtr tls)
+    : executor_(socket.get_executor()),
+      socket_(std::move(socket)),
+      tls_ctx_(std::move(tls)),
+      peer_(std::move(peer)),
+      reader_(limits),
+      timer_(executor_) {}
+
+Connection::~Connection() { close(); }
+
+void Connection::setLimits(ReaderLimits limits) {
+  // The reader keeps what it has buffered; only the limits change.
+  LineReader next(limits);
+  // An unconsumed tail (pipelined commands) must survive the change.
+  auto rest = reader_.takeBytes(reader_.buffered());
+  if (rest.ok() && *rest) next.feed(**rest);
+  reader_ = std::move(next);
+}
+
+void Connection::armTimer() {
+  if (timeout_.count() <= 0) return;
+  timer_.expires_after(timeout_);
+  std::weak_ptr<Connection> weak = weak_from_this();
+  timer_.async_wait([weak](const std::error_code& ec) {
+    if (ec) return;  // re-armed or cancelled
+    if (auto self = weak.lock()) {
+      self->timed_out_ = true;
+      std::error_code ignore;
+      self->lowest().cancel(ignore);
+    }
+  });
+}
+
+void Connection::disarmTimer() { timer_.cancel(); }
+
+Status Connection::readError(const std::error_code& ec) const {
+  if (timed_out_) return Status::temporary("inactivity timeout");
+  if (shutdown_.load() && ec == asio::error::operation_aborted) {
+    return Status::temporary("server shutting down");
+  }
+  if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+    return Status::ioError("connection closed by peer");
+  }
+  return Status::ioError("read: " + ec.message());
+}
+
+asio::awaitable<Status> Connection::fill() {
+  if (closed_) co_return Status::ioError("connection closed");
+  char buf[kReadChunk];
+  armTimer();
+  std::error_code ec;
+  size_t n = 0;
+  if (tls_stream_) {
+    std::tie(ec, n) = co_await tls_stream_->async_read_some(asio::buffer(buf), kTuple);
+  } else {
+    std::tie(ec, n) = co_await socket_.async_read_some(asio::buffer(buf), kTuple);
+  }
+  disarmTimer();
+  if (ec) co_return readError(ec);
+  reader_.feed(std::string_view(buf, n));
+  co_return Status::ok();
+}
+
+asio::awaitable<Result<std::string>> Connection::readLine(bool between_commands) {
+  for (;;) {
+    auto line = reader_.takeLine();
+    if (!line.ok()) co_return line.status();
+    if (*line) co_return std::move(**line);
+    if (between_commands && shutdown_.load()) co_return Status::temporary("server shutting down");
+    waiting_between_commands_ = between_commands;
+    Status s = co_await fill();
+    waiting_between_commands_ = false;
+    if (!s.isOk()) co_return s;
+  }
+}
+
+asio::awaitable<Result<std::string>> Connection::readBytes(uint64_t n) {
+  if (n > reader_.limits().max_literal) {
+    co_return Status::tooBig("literal of " + std::to_string(n) + " bytes is over the limit of " +
+                             std::to_string(reader_.limits().max_literal));
+  }
+  for (;;) {
+    auto bytes = reader_.takeBytes(n);
+    if (!bytes.ok()) co_return bytes.status();
+    if (*bytes) co_return std::move(**bytes);
+    Status s = co_await fill();
+    if (!s.isOk()) co_return s;
+  }
+}
+
+asio::awaitable<Status> Connection::flush() {
+  if (out_.empty()) co_return Status::ok();
+  if (closed_) co_return Status::ioError("connection closed");
+  std::string data;
+  data.swap(out_);
+  // Writes are bounded by the same inactivity timeout: a client that stops reading must not
+  // pin the session forever.
+  armTimer();
+  std::error_code ec;
+  if (tls_stream_) {
+    std::tie(ec, std::ignore) = co_await asio::async_write(*tls_stream_, asio::buffer(data), kTuple);
+  } else {
+    std::tie(ec, std::ignore) = co_await asio::async_write(socket_, asio::buffer(data), kTuple);
+  }
+  disarmTimer();
+  if (ec) co_return readError(ec).withContext("write");
+  co_return Status::ok();
+}
+
+asio::awaitable<Status> Connection::handshake() {
+  if (!tls_ctx_) co_return Status::notSupported("no TLS context");
+  tls_stream_.emplace(std::move(socket_), *tls_ctx_);
+  armTimer();
+  auto [ec] = co_await tls_stream_->async_handshake(asio::ssl::stream_base::server, kTuple);
+  disarmTimer();
+  if (ec) co_return Status::ioError("TLS handshake: " + ec.message());
+  co_return Status::ok();
+}
+
+asio::awaitable<Status> Connection::startTls() {
+  if (!canStartTls()) co_return Status::notSupported("TLS not available or already active");
+  if (reader_.buffered() != 0) {
+    co_return Status::invalid("plaintext pipelined after STARTTLS");
+  }
+  co_return co_await handshake();
+}
+
+TlsBinding Connection::channelBinding() const {
+  if (!tls_stream_) return {};
+  return net::channelBinding(const_cast<asio::ssl::stream<Socket>&>(*tls_stream_).native_handle());
+}
+
+std::string Connection::tlsDescription() const {
+  if (!tls_stream_) return {};
+  SSL* ssl = const_cast<asio::ssl::stream<Socket>&>(*tls_stream_).native_handle();
+  return std::string(SSL_get_version(ssl)) + " " + SSL_get_cipher_name(ssl);
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  std::error_code ignore;
+  timer_.cancel();
+  lowest().shutdown(asio::socket_base::shutdown_both, ignore);
+  lowest().close(ignore);
+}
+
+void Connection::requestShutdown() {
+  shutdown_.store(true);
+  std::weak_ptr<Connection> weak = weak_from_this();
+  asio::post(executor_, [weak] {
+    auto self = weak.lock();
+    if (self && self->waiting_between_commands_ && !self->closed_) {
+      std::error_code ignore;
+      self->lowest().cancel(ignore);
+    }
+  });
+}
+
+}  // namespace darius::net

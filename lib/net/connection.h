@@ -1,0 +1,98 @@
+// Connection: one client connection as seen by a protocol session: a TCP or unix stream
+// socket, optionally wrapped in TLS (implicit on the TLS ports, or STARTTLS later), with
+// bounded line/literal reads (LineReader), buffered writes, an inactivity timeout, and a
+// cooperative shutdown that interrupts only a session that waits for its next command.
+//
+// Ownership: held by shared_ptr (the timeout timer's callback keeps a weak_ptr). The session
+// coroutine owns the only strong reference while it runs. All I/O goes through the socket's
+// executor, a strand, so callbacks and the session never run at the same time.
+// Thread-safety: call everything from the session coroutine (on the strand), except
+// requestShutdown(), which may be called from any thread.
+#pragma once
+
+#include <asio.hpp>
+#include <asio/ssl.hpp>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lib/base/result.h"
+#include "lib/net/line_reader.h"
+#include "lib/net/tls.h"
+
+namespace darius::net {
+
+using Socket = asio::generic::stream_protocol::socket;
+
+struct PeerInfo {
+  std::string host;      // "127.0.0.1", "::1", or "unix" for a unix socket
+  std::string address;   // "127.0.0.1:41234", "[::1]:41234" or "unix"
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Socket socket, PeerInfo peer, ReaderLimits limits, TlsContextPtr tls);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Implicit TLS: the handshake before the greeting.
+  asio::awaitable<base::Status> handshake();
+  // STARTTLS/STLS: upgrade after the OK reply has been flushed. Refuses (kInvalid) when the
+  // client pipelined plaintext behind the command; the session must then drop the connection.
+  asio::awaitable<base::Status> startTls();
+
+  // The next line. Errors: kTooBig (overlong line, skipped; the session may go on),
+  // kIoError (peer closed or reset), kTemporary (inactivity timeout or server shutdown; see
+  // timedOut() / shuttingDown()). between_commands marks the wait as interruptible by shutdown.
+  asio::awaitable<base::Result<std::string>> readLine(bool between_commands = false);
+  // Exactly n bytes (a literal). kTooBig when over the literal limit (nothing is read).
+  asio::awaitable<base::Result<std::string>> readBytes(uint64_t n);
+
+  // Queues output; flush() sends it. Sessions flush at least at every command end.
+  void write(std::string_view data) { out_.append(data.data(), data.size()); }
+  size_t pendingOutput() const { return out_.size(); }
+  asio::awaitable<base::Status> flush();
+
+  // Inactivity limit for each read; zero disables it.
+  void setTimeout(std::chrono::milliseconds t) { timeout_ = t; }
+  void setLimits(ReaderLimits limits);
+
+  void close();
+  void requestShutdown();
+
+  bool tlsActive() const { return tls_stream_.has_value(); }
+  bool canStartTls() const { return tls_ctx_ != nullptr && !tls_stream_; }
+  TlsBinding channelBinding() const;
+  std::string tlsDescription() const;  // "TLSv1.3 TLS_AES_256_GCM_SHA384" or ""
+  const PeerInfo& peer() const { return peer_; }
+  bool timedOut() const { return timed_out_; }
+  bool shuttingDown() const { return shutdown_.load(); }
+  const asio::any_io_executor& executor() const { return executor_; }
+  size_t bufferedInput() const { return reader_.buffered(); }
+
+ private:
+  Socket& lowest() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
+  asio::awaitable<base::Status> fill();
+  void armTimer();
+  void disarmTimer();
+  base::Status readError(const std::error_code& ec) const;
+
+  asio::any_io_executor executor_;
+  Socket socket_;
+  std::optional<asio::ssl::stream<Socket>> tls_stream_;
+  TlsContextPtr tls_ctx_;
+  PeerInfo peer_;
+  LineReader reader_;
+  std::string out_;
+  asio::steady_timer timer_;
+  std::chrono::milliseconds timeout_{0};
+  bool timed_out_ = false;
+  bool waiting_between_commands_ = false;
+  std::atomic<bool> shutdown_{false};
+  bool closed_ = false;
+};
+
+}  // namespace darius::net

@@ -1,0 +1,241 @@
+// Real sockets on loopback: a tiny line service behind ServerHost, driven by blocking
+// Asio clients on another thread.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <asio.hpp>
+#include <asio/ssl.hpp>
+#include <filesystem>
+#include <thread>
+
+#include "lib/net/server_host.h"
+
+namespace darius::net {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Echo service: "STARTTLS" upgrades, "LIT n" reads an n-byte literal, "QUIT" ends, anything
+// else is echoed back; reports the TLS binding type on "CB".
+class EchoService : public Service {
+ public:
+  std::string_view name() const override { return "echo"; }
+  std::string refusal() const override { return "BUSY\r\n"; }
+  ReaderLimits limits() const override { return {.max_line = 64, .max_literal = 1024}; }
+  std::chrono::milliseconds initialTimeout() const override { return timeout; }
+
+  asio::awaitable<void> serve(std::shared_ptr<Connection> c) override {
+    c->write("HELLO\r\n");
+    if (!(co_await c->flush()).isOk()) co_return;
+    for (;;) {
+      auto line = co_await c->readLine(true);
+      if (!line.ok()) {
+        if (line.status().code() == base::Code::kTooBig) {
+          c->write("TOOBIG\r\n");
+          co_await c->flush();
+          continue;
+        }
+        if (c->shuttingDown()) {
+          c->write("BYE shutdown\r\n");
+          co_await c->flush();
+        }
+        co_return;
+      }
+      if (*line == "QUIT") co_return;
+      if (*line == "STARTTLS") {
+        c->write("GO\r\n");
+        co_await c->flush();
+        auto s = co_await c->startTls();
+        if (!s.isOk()) {
+          last_error = s.toString();
+          co_return;
+        }
+        continue;
+      }
+      if (*line == "CB") {
+        c->write(c->channelBinding().type + "\r\n");
+      } else if (line->rfind("LIT ", 0) == 0) {
+        auto bytes = co_await c->readBytes(std::stoull(line->substr(4)));
+        c->write(bytes.ok() ? "GOT " + *bytes + "\r\n" : "ERR " + bytes.status().toString() + "\r\n");
+      } else {
+        c->write("ECHO " + *line + "\r\n");
+      }
+      if (!(co_await c->flush()).isOk()) co_return;
+    }
+  }
+
+  std::chrono::milliseconds timeout{5000};
+  std::string last_error;
+};
+
+class NetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/darius-net-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    ASSERT_TRUE(writeSelfSignedCertificate(dir_ + "/cert.pem", dir_ + "/key.pem", "localhost", 2)
+                    .isOk());
+    TlsOptions o;
+    o.cert_file = dir_ + "/cert.pem";
+    o.key_file = dir_ + "/key.pem";
+    auto ctx = makeServerTlsContext(o);
+    ASSERT_TRUE(ctx.ok()) << ctx.status().toString();
+    tls_ = *ctx;
+  }
+  void TearDown() override {
+    if (host_) host_->stop();
+    if (thread_.joinable()) thread_.join();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void start(size_t max_total = 100, size_t max_per_host = 100) {
+    host_ = std::make_unique<ServerHost>(ServerHostOptions{
+        .threads = 2, .shutdown_timeout = 2s, .max_connections = max_total,
+        .max_connections_per_host = max_per_host});
+    config::ListenAddress a;
+    a.host = "127.0.0.1";
+    ASSERT_TRUE(host_->addListener(a, service_, tls_, false).isOk());
+    ASSERT_TRUE(host_->addListener(a, service_, tls_, true).isOk());
+    auto b = host_->boundListeners();
+    plain_port_ = static_cast<uint16_t>(std::stoi(b[0].address.substr(b[0].address.rfind(':') + 1)));
+    tls_port_ = static_cast<uint16_t>(std::stoi(b[1].address.substr(b[1].address.rfind(':') + 1)));
+    thread_ = std::thread([this] { host_->run(); });
+  }
+
+  std::string dir_;
+  TlsContextPtr tls_;
+  EchoService service_;
+  std::unique_ptr<ServerHost> host_;
+  std::thread thread_;
+  uint16_t plain_port_ = 0, tls_port_ = 0;
+};
+
+template <typename Stream>
+std::string readLine(Stream& s, asio::streambuf& buf) {
+  std::error_code ec;
+  asio::read_until(s, buf, "\r\n", ec);
+  if (ec) return "<" + ec.message() + ">";
+  std::istream is(&buf);
+  std::string line;
+  std::getline(is, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+asio::ip::tcp::endpoint local(uint16_t port) {
+  return {asio::ip::make_address("127.0.0.1"), port};
+}
+
+TEST_F(NetTest, PlainLinesLiteralsAndOverlongLines) {
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  asio::write(s, asio::buffer(std::string("one\r\ntwo\nLIT 5\r\nab\r\ncQUIT?\r\n")));
+  EXPECT_EQ(readLine(s, buf), "ECHO one");
+  EXPECT_EQ(readLine(s, buf), "ECHO two");
+  EXPECT_EQ(readLine(s, buf), "GOT ab");  // the literal held a CRLF: it comes back as 2 lines
+  EXPECT_EQ(readLine(s, buf), "c");
+  EXPECT_EQ(readLine(s, buf), "ECHO QUIT?");
+  asio::write(s, asio::buffer(std::string(10000, 'x') + "\r\nafter\r\n"));
+  EXPECT_EQ(readLine(s, buf), "TOOBIG");
+  EXPECT_EQ(readLine(s, buf), "ECHO after");
+  asio::write(s, asio::buffer(std::string("LIT 5000\r\n")));
+  EXPECT_EQ(readLine(s, buf), "ERR too_big: literal of 5000 bytes is over the limit of 1024");
+  asio::write(s, asio::buffer(std::string("QUIT\r\n")));
+  EXPECT_EQ(readLine(s, buf), "<End of file>");
+}
+
+TEST_F(NetTest, ImplicitTlsAndChannelBinding) {
+  start();
+  asio::io_context io;
+  asio::ssl::context ctx(asio::ssl::context::tls_client);
+  ctx.load_verify_file(dir_ + "/cert.pem");
+  ctx.set_verify_mode(asio::ssl::verify_peer);
+  asio::ssl::stream<asio::ip::tcp::socket> s(io, ctx);
+  SSL_set_tlsext_host_name(s.native_handle(), "localhost");
+  SSL_set1_host(s.native_handle(), "localhost");
+  s.next_layer().connect(local(tls_port_));
+  s.handshake(asio::ssl::stream_base::client);
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  asio::write(s, asio::buffer(std::string("CB\r\n")));
+  EXPECT_EQ(readLine(s, buf), "tls-exporter");
+}
+
+TEST_F(NetTest, StartTlsUpgrades) {
+  start();
+  asio::io_context io;
+  asio::ssl::context ctx(asio::ssl::context::tls_client);
+  asio::ssl::stream<asio::ip::tcp::socket> s(io, ctx);
+  s.next_layer().connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s.next_layer(), buf), "HELLO");
+  asio::write(s.next_layer(), asio::buffer(std::string("STARTTLS\r\n")));
+  EXPECT_EQ(readLine(s.next_layer(), buf), "GO");
+  s.handshake(asio::ssl::stream_base::client);
+  asio::write(s, asio::buffer(std::string("hi\r\n")));
+  EXPECT_EQ(readLine(s, buf), "ECHO hi");
+}
+
+TEST_F(NetTest, StartTlsRefusesPipelinedPlaintext) {
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  // The classic injection: a command smuggled behind STARTTLS in the same packet.
+  asio::write(s, asio::buffer(std::string("STARTTLS\r\nevil\r\n")));
+  EXPECT_EQ(readLine(s, buf), "GO");
+  EXPECT_EQ(readLine(s, buf), "<End of file>");
+  EXPECT_NE(service_.last_error.find("pipelined"), std::string::npos) << service_.last_error;
+}
+
+TEST_F(NetTest, PerHostLimitRefusesWithMessage) {
+  start(100, 1);
+  asio::io_context io;
+  asio::ip::tcp::socket a(io), b(io);
+  a.connect(local(plain_port_));
+  asio::streambuf ba, bb;
+  EXPECT_EQ(readLine(a, ba), "HELLO");
+  b.connect(local(plain_port_));
+  EXPECT_EQ(readLine(b, bb), "BUSY");
+  EXPECT_EQ(readLine(b, bb), "<End of file>");
+}
+
+TEST_F(NetTest, InactivityTimeoutClosesTheConnection) {
+  service_.timeout = 200ms;
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(readLine(s, buf), "<End of file>");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+TEST_F(NetTest, ShutdownInterruptsIdleSessions) {
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  host_->stop();
+  EXPECT_EQ(readLine(s, buf), "BYE shutdown");
+  thread_.join();
+  host_.reset();
+  asio::ip::tcp::socket again(io);
+  std::error_code ec;
+  again.connect(local(plain_port_), ec);
+  EXPECT_TRUE(ec) << "listener still accepting after shutdown";
+}
+
+}  // namespace
+}  // namespace darius::net
