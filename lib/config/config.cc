@@ -383,4 +383,12 @@ std::string Config::getText(std::string_view name) const {
 
 const std::string& Config::sourcePath() const { return data_->source_path; }
 
+std::string serverName(const Config& config) {
+  std::string name = config.getString("servername");
+  if (!name.empty()) return name;
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
 }  // namespace darius::config

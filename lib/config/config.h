@@ -81,4 +81,7 @@ class Config {
   std::shared_ptr<const Data> data_;
 };
 
+// The name the services announce in greetings: `servername`, or the host name when unset.
+std::string serverName(const Config& config);
+
 }  // namespace darius::config
