@@ -1,0 +1,276 @@
+#include "imapd/session.h"
+
+#include <algorithm>
+#include <asio/experimental/as_tuple.hpp>
+
+#include "imapd/commands/commands.h"
+
+namespace darius::imapd {
+
+using base::Code;
+using base::Result;
+using base::Status;
+
+Session::Session(std::shared_ptr<net::Connection> conn, SessionEnv env, log::Context log)
+    : conn_(std::move(conn)), env_(std::move(env)), log_(std::move(log)) {
+  conn_->setTimeout(settings().login_timeout);
+}
+
+auth::SaslContext Session::saslContext() const {
+  auth::SaslContext ctx;
+  ctx.users = env_.users;
+  ctx.tls_active = conn_->tlsActive();
+  ctx.allow_plaintext = settings().allow_plaintext_auth;
+  if (ctx.tls_active) {
+    net::TlsBinding b = conn_->channelBinding();
+    ctx.binding = auth::ChannelBinding{std::move(b.type), std::move(b.data)};
+  }
+  return ctx;
+}
+
+void Session::loggedIn(std::string user, std::string_view method) {
+  user_ = std::move(user);
+  log_.user = user_;
+  state_ = State::kAuthenticated;
+  conn_->setTimeout(settings().idle_timeout);
+  log::info(log_, "login ok ({}{})", method, conn_->tlsActive() ? ", TLS" : "");
+}
+
+void Session::writeUntagged(std::string_view text) {
+  conn_->write("* ");
+  conn_->write(text);
+  conn_->write("\r\n");
+}
+
+asio::awaitable<Status> Session::sendContinuation(std::string_view text) {
+  conn_->write("+ ");
+  conn_->write(text);
+  conn_->write("\r\n");
+  Status s = co_await conn_->flush();
+  if (!s.isOk()) co_await readFailed(s);
+  co_return s;
+}
+
+asio::awaitable<Result<std::string>> Session::readClientLine() {
+  auto line = co_await conn_->readLine(false);
+  if (!line.ok() && line.status().code() != Code::kTooBig) co_await readFailed(line.status());
+  co_return line;
+}
+
+asio::awaitable<void> Session::failureDelay() {
+  if (settings().auth_failure_delay.count() <= 0) co_return;
+  asio::steady_timer timer(conn_->executor());
+  timer.expires_after(settings().auth_failure_delay);
+  co_await timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+}
+
+bool Session::enable(std::string_view extension) {
+  std::string upper = asciiUpper(extension);
+  if (isEnabled(upper)) return false;
+  enabled_.push_back(std::move(upper));
+  return true;
+}
+
+bool Session::isEnabled(std::string_view extension) const {
+  std::string upper = asciiUpper(extension);
+  return std::find(enabled_.begin(), enabled_.end(), upper) != enabled_.end();
+}
+
+asio::awaitable<void> Session::run() {
+  log::info(log_, "connected{}{}", conn_->tlsActive() ? " with " : "", conn_->tlsDescription());
+  std::string greeting = "OK [CAPABILITY " + capabilityList(*this) + "] ";
+  if (!settings().servername.empty()) greeting += settings().servername + " ";
+  greeting += "Darius IMAP ready";
+  writeUntagged(greeting);
+  co_await flushOrEnd();
+  while (state_ != State::kLogout) co_await serveOne();
+  log::info(log_, "disconnected");
+}
+
+uint64_t Session::literalLimit() const {
+  if (state_ == State::kNotAuthenticated) {
+    return std::min(settings().max_literal_size, settings().max_literal_before_auth);
+  }
+  return settings().max_literal_size;
+}
+
+asio::awaitable<void> Session::serveOne() {
+  auto line = co_await conn_->readLine(/*between_commands=*/true);
+  if (!line.ok()) {
+    if (line.status().code() == Code::kTooBig) {
+      // The tag went with the rest of the line, so the reply is untagged.
+      writeUntagged("BAD [TOOBIG] Line too long");
+      noteBad();
+      co_await flushOrEnd();
+    } else {
+      co_await readFailed(line.status());
+    }
+    co_return;
+  }
+  CommandBuffer cmd;
+  std::optional<LiteralHeader> lit = cmd.addLine(*line);
+  while (lit) {
+    if (!co_await readLiteral(cmd, *lit, &lit)) co_return;
+  }
+  co_await execute(cmd.text());
+}
+
+asio::awaitable<bool> Session::readLiteral(CommandBuffer& cmd, LiteralHeader lit,
+                                           std::optional<LiteralHeader>* next) {
+  const uint64_t limit = literalLimit();
+  // All literals of a command count against the limit, and the lines between them against
+  // the line limit once more, so neither many small literals nor many lines can grow it.
+  bool too_big = lit.size > limit || lit.size > limit - std::min(limit, cmd.literalBytes()) ||
+                 cmd.text().size() - cmd.literalBytes() > limit + settings().max_line_length;
+  if (too_big) {
+    writeTagged(cmd.replyTag(), Reply::bad("Literal too big", "TOOBIG"));
+    if (!lit.synchronizing) {
+      // The client is sending the bytes anyway; skipping them safely is impossible, since
+      // a skipped literal could smuggle lines that would run as commands (RFC 7888 §4).
+      writeUntagged("BYE [TOOBIG] Literal too big");
+      log::notice(log_, "non-synchronizing literal of {} bytes over the limit of {}", lit.size,
+                  limit);
+      state_ = State::kLogout;
+    }
+    co_await flushOrEnd();
+    co_return false;
+  }
+  if (lit.synchronizing) {
+    // Refuse before the client uploads anything if the command cannot run anyway.
+    ArgParser p(cmd.text());
+    Lookup l = lookup(p);
+    if (l.spec == nullptr || !l.spec->allowedIn(state_)) {
+      writeTagged(l.tag,
+                  l.spec == nullptr ? l.error : Reply::bad("Command not allowed in this state"));
+      co_await flushOrEnd();
+      co_return false;
+    }
+    if (!(co_await sendContinuation("Ready for literal data")).isOk()) co_return false;
+  }
+  auto bytes = co_await conn_->readBytes(lit.size);
+  if (!bytes.ok()) {
+    co_await readFailed(bytes.status());
+    co_return false;
+  }
+  cmd.addLiteral(*bytes);
+  auto line = co_await conn_->readLine(/*between_commands=*/false);
+  if (!line.ok()) {
+    if (line.status().code() == Code::kTooBig) {
+      writeTagged(cmd.replyTag(), Reply::bad("Line too long", "TOOBIG"));
+      co_await flushOrEnd();
+    } else {
+      co_await readFailed(line.status());
+    }
+    co_return false;
+  }
+  *next = cmd.addLine(*line);
+  co_return true;
+}
+
+void Session::count(const CommandSpec* spec) const {
+  std::atomic<uint64_t>* counter = nullptr;
+  if (spec == nullptr) {
+    counter = env_.unknown_command_counter;
+  } else if (env_.command_counters != nullptr) {
+    counter = (*env_.command_counters)[static_cast<size_t>(spec - env_.commands->all().data())];
+  }
+  if (counter != nullptr) counter->fetch_add(1, std::memory_order_relaxed);
+}
+
+Session::Lookup Session::lookup(ArgParser& p) const {
+  Lookup l;
+  auto tag = p.tag();
+  if (!tag.ok()) {
+    l.tag = "*";
+    l.error = Reply::bad(tag.status().message());
+    return l;
+  }
+  l.tag = std::string(*tag);
+  Status s = p.space();
+  if (!s.isOk()) {
+    l.error = Reply::bad("Missing command name");
+    return l;
+  }
+  auto name = p.atom();
+  if (!name.ok()) {
+    l.error = Reply::bad(name.status().message());
+    return l;
+  }
+  l.has_name = true;
+  l.spec = env_.commands->find(*name);
+  if (l.spec == nullptr) l.error = Reply::bad("Unknown command");
+  return l;
+}
+
+asio::awaitable<void> Session::execute(const std::string& text) {
+  ArgParser p(text);
+  Lookup l = lookup(p);
+  if (l.has_name) count(l.spec);
+  if (l.spec == nullptr) {
+    writeTagged(l.tag, l.error);
+    co_await flushOrEnd();
+    co_return;
+  }
+  // RFC 9051 §6.1: a command the state does not allow is answered BAD.
+  if (!l.spec->allowedIn(state_)) {
+    writeTagged(l.tag, Reply::bad("Command not allowed in this state"));
+    co_await flushOrEnd();
+    co_return;
+  }
+  auto prepared = l.spec->parse(p);
+  if (!prepared.ok()) {
+    const Status& s = prepared.status();
+    writeTagged(l.tag, Reply::bad(s.message(), s.code() == Code::kTooBig ? "TOOBIG" : ""));
+    co_await flushOrEnd();
+    co_return;
+  }
+  log::debug(log_, "command {} {}", l.tag, l.spec->name);
+  Reply reply = co_await (*prepared)->execute(*this);
+  if (reply.kind == Reply::Kind::kNone) co_return;
+  writeTagged(l.tag, reply);
+  co_await flushOrEnd();
+  if (reply.then != nullptr && state_ != State::kLogout) co_await reply.then(*this);
+}
+
+void Session::writeTagged(std::string_view tag, const Reply& reply) {
+  conn_->write(tag);
+  conn_->write(" ");
+  conn_->write(reply.format());
+  conn_->write("\r\n");
+  if (reply.kind == Reply::Kind::kBad) {
+    noteBad();
+  } else {
+    consecutive_bad_ = 0;
+  }
+}
+
+void Session::noteBad() {
+  if (++consecutive_bad_ <= settings().max_bad_commands) return;
+  writeUntagged("BYE Too many invalid commands");
+  log::notice(log_, "closing after {} invalid commands in a row", consecutive_bad_);
+  state_ = State::kLogout;
+}
+
+asio::awaitable<void> Session::readFailed(Status status) {
+  state_ = State::kLogout;
+  if (conn_->timedOut()) {
+    writeUntagged("BYE Autologout; idle for too long");
+    log::info(log_, "inactivity timeout");
+  } else if (conn_->shuttingDown() && status.code() == Code::kTemporary) {
+    writeUntagged("BYE [UNAVAILABLE] Server shutting down");
+  } else {
+    log::debug(log_, "connection lost: {}", status.toString());
+    co_return;
+  }
+  (void)co_await conn_->flush();
+}
+
+asio::awaitable<void> Session::flushOrEnd() {
+  Status s = co_await conn_->flush();
+  if (!s.isOk()) {
+    log::debug(log_, "write failed: {}", s.toString());
+    state_ = State::kLogout;
+  }
+}
+
+}  // namespace darius::imapd
