@@ -1,0 +1,87 @@
+// LMTP command grammar: RFC 2033 (LMTP is SMTP with LHLO for EHLO) over the command syntax of
+// RFC 5321 §4.1, with the MAIL parameters SIZE (RFC 1870) and BODY (RFC 6152). One command
+// line in, one typed Command out; no I/O and no session state, so the session executes what
+// this parses and the fuzzer can drive it without sockets.
+//
+//   "MAIL FROM:" ("<>" / Reverse-path) [SP Mail-parameters]
+//   "RCPT TO:" ("<Postmaster>" / Forward-path) [SP Rcpt-parameters]
+//   Path = "<" [ A-d-l ":" ] Mailbox ">"      ; a source route is parsed and dropped (§4.1.2)
+//
+// Two leniencies that real MTAs rely on: spaces after "FROM:"/"TO:" are skipped, and keywords
+// and parameter names are case-insensitive. Everything else is strict, including the address
+// syntax and the RFC 5321 §4.5.3.1 length limits.
+//
+// Ownership: values in, values out. Thread-safety: pure functions, safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace darius::lmtpd {
+
+enum class Verb : uint8_t {
+  kLhlo,
+  kMail,
+  kRcpt,
+  kData,
+  kRset,
+  kNoop,
+  kQuit,
+  kVrfy,
+  kStartTls,
+  // Known only to be refused: RFC 2033 §4.1.
+  kHelo,
+  kEhlo,
+  kUnknown,
+};
+inline constexpr size_t kVerbCount = static_cast<size_t>(Verb::kUnknown) + 1;
+
+// Upper-case keyword ("MAIL"); "UNKNOWN" for kUnknown (used as a metrics label).
+std::string_view verbName(Verb verb);
+
+enum class SyntaxError : uint8_t {
+  kNone,
+  kUnknownCommand,    // 500 5.5.2
+  kBadArguments,      // 501 5.5.4
+  kBadAddress,        // 501 5.1.7 (MAIL) or 501 5.1.3 (RCPT)
+  kUnknownParameter,  // 555 5.5.4 (RFC 5321 §4.1.1.11)
+};
+
+// A mailbox: the local part decoded (quotes and quoted pairs removed) and the domain as
+// written (an address literal keeps its brackets). The domain is empty only for RCPT
+// TO:<Postmaster> (RFC 5321 §4.1.1.3).
+struct Mailbox {
+  std::string local;
+  std::string domain;
+};
+
+enum class BodyType : uint8_t { kUnspecified, k7Bit, k8BitMime };
+
+struct Command {
+  Verb verb = Verb::kUnknown;
+  SyntaxError error = SyntaxError::kNone;
+  std::string error_text;  // for the reply when error != kNone; never echoes input
+
+  // LHLO: the client's name. VRFY: the argument. NOOP: the optional argument.
+  std::string text;
+  // MAIL, RCPT: the path between the angle brackets, as sent (source route dropped); empty
+  // for MAIL FROM:<>. Only printable ASCII gets this far, so it is safe to echo in replies.
+  std::string path;
+  // MAIL: nullopt for the null reverse-path <>. RCPT: always set.
+  std::optional<Mailbox> mailbox;
+  // MAIL SIZE= (RFC 1870 §6), saturated at UINT64_MAX.
+  std::optional<uint64_t> size;
+  BodyType body = BodyType::kUnspecified;
+};
+
+// Parses one command line (without its CRLF). Problems are reported in Command::error, with
+// the verb still set when the keyword was recognised.
+Command parseCommand(std::string_view line);
+
+// Mailbox syntax of RFC 5321 §4.1.2 (Local-part "@" (Domain / address-literal)) with the
+// §4.5.3.1 limits (local part 64, domain 255 octets). Exposed for tests and the fuzzer.
+std::optional<Mailbox> parseMailbox(std::string_view text);
+
+}  // namespace darius::lmtpd

@@ -1,0 +1,134 @@
+// The LMTP command grammar on its own: no sockets, no session.
+#include "lmtpd/command.h"
+
+#include <gtest/gtest.h>
+
+namespace darius::lmtpd {
+namespace {
+
+TEST(LmtpCommand, Keywords) {
+  EXPECT_EQ(parseCommand("lhlo client.example").verb, Verb::kLhlo);
+  EXPECT_EQ(parseCommand("LHLO client.example").text, "client.example");
+  EXPECT_EQ(parseCommand("data").verb, Verb::kData);
+  EXPECT_EQ(parseCommand("StartTLS").verb, Verb::kStartTls);
+  EXPECT_EQ(parseCommand("EHLO x").verb, Verb::kEhlo);
+  EXPECT_EQ(parseCommand("HELO").error, SyntaxError::kNone);  // refused by the session
+  Command u = parseCommand("BDAT 10 LAST");
+  EXPECT_EQ(u.verb, Verb::kUnknown);
+  EXPECT_EQ(u.error, SyntaxError::kUnknownCommand);
+  EXPECT_EQ(parseCommand("").error, SyntaxError::kUnknownCommand);
+}
+
+TEST(LmtpCommand, ArgumentRules) {
+  EXPECT_EQ(parseCommand("LHLO").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("LHLO a b").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("DATA x").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("RSET now").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("STARTTLS x").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("DATA ").error, SyntaxError::kNone);  // trailing blanks are dropped
+  EXPECT_EQ(parseCommand("NOOP anything at all").error, SyntaxError::kNone);
+  EXPECT_EQ(parseCommand("VRFY").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("VRFY alice").text, "alice");
+  EXPECT_EQ(parseCommand("NOOP \x01").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("LHLO h\xc3\xa9").error, SyntaxError::kBadArguments);
+}
+
+TEST(LmtpCommand, MailFrom) {
+  Command c = parseCommand("MAIL FROM:<sender@example.com>");
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_EQ(c.path, "sender@example.com");
+  ASSERT_TRUE(c.mailbox);
+  EXPECT_EQ(c.mailbox->local, "sender");
+  EXPECT_EQ(c.mailbox->domain, "example.com");
+  Command null = parseCommand("mail from:<>");
+  EXPECT_EQ(null.error, SyntaxError::kNone);
+  EXPECT_FALSE(null.mailbox);
+  EXPECT_EQ(parseCommand("MAIL FROM: <a@b.c>").error, SyntaxError::kNone);  // leniency
+  EXPECT_EQ(parseCommand("MAIL FROM:a@b.c").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("MAIL TO:<a@b.c>").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("MAIL").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c>x").error, SyntaxError::kBadArguments);
+}
+
+TEST(LmtpCommand, MailParameters) {
+  Command c = parseCommand("MAIL FROM:<a@b.c> SIZE=12345 BODY=8BITMIME");
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_EQ(*c.size, 12345u);
+  EXPECT_EQ(c.body, BodyType::k8BitMime);
+  EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c> body=7bit").body, BodyType::k7Bit);
+  EXPECT_EQ(*parseCommand("MAIL FROM:<> SIZE=99999999999999999999").size, UINT64_MAX);
+  for (const char* bad :
+       {"MAIL FROM:<a@b.c> SIZE=", "MAIL FROM:<a@b.c> SIZE=12a", "MAIL FROM:<a@b.c> SIZE=1 SIZE=2",
+        "MAIL FROM:<a@b.c> SIZE", "MAIL FROM:<a@b.c> BODY=BINARYMIME",
+        "MAIL FROM:<a@b.c> BODY=7BIT BODY=7BIT", "MAIL FROM:<a@b.c> SIZE=123456789012345678901",
+        "MAIL FROM:<a@b.c> =x", "MAIL FROM:<a@b.c> X_Y=1"}) {
+    EXPECT_EQ(parseCommand(bad).error, SyntaxError::kBadArguments) << bad;
+  }
+  EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c> SMTPUTF8").error, SyntaxError::kUnknownParameter);
+  EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c> RET=HDRS").error, SyntaxError::kUnknownParameter);
+  EXPECT_EQ(parseCommand("RCPT TO:<a@b.c> SIZE=1").error, SyntaxError::kUnknownParameter);
+  EXPECT_EQ(parseCommand("RCPT TO:<a@b.c> NOTIFY=NEVER").error, SyntaxError::kUnknownParameter);
+}
+
+TEST(LmtpCommand, RcptTo) {
+  Command c = parseCommand("RCPT TO:<alice+lists@Example.COM>");
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_EQ(c.mailbox->local, "alice+lists");
+  EXPECT_EQ(c.mailbox->domain, "Example.COM");
+  Command pm = parseCommand("RCPT TO:<Postmaster>");
+  EXPECT_EQ(pm.error, SyntaxError::kNone);
+  EXPECT_EQ(pm.mailbox->local, "postmaster");
+  EXPECT_EQ(pm.mailbox->domain, "");
+  EXPECT_EQ(parseCommand("RCPT TO:<>").error, SyntaxError::kBadAddress);
+  EXPECT_EQ(parseCommand("RCPT TO:<alice>").error, SyntaxError::kBadAddress);
+  EXPECT_EQ(parseCommand("RCPT FROM:<a@b.c>").error, SyntaxError::kBadArguments);
+}
+
+TEST(LmtpCommand, SourceRoutesAreDropped) {
+  Command c = parseCommand("RCPT TO:<@relay.example,@b.example:bob@example.com>");
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_EQ(c.path, "bob@example.com");
+  EXPECT_EQ(c.mailbox->local, "bob");
+  EXPECT_EQ(parseCommand("RCPT TO:<@:bob@example.com>").error, SyntaxError::kBadAddress);
+  EXPECT_EQ(parseCommand("MAIL FROM:<@relay.example:>").error, SyntaxError::kBadAddress);
+  EXPECT_EQ(parseCommand("RCPT TO:<@a.b bob@example.com>").error, SyntaxError::kBadAddress);
+}
+
+TEST(LmtpCommand, MailboxSyntax) {
+  EXPECT_TRUE(parseMailbox("a.b-c+d@x-y.example"));
+  EXPECT_TRUE(parseMailbox("user@[192.0.2.1]"));
+  EXPECT_TRUE(parseMailbox("user@[IPv6:2001:db8::1]"));
+  auto q = parseMailbox("\"john \\\"q\\\" doe\"@example.com");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->local, "john \"q\" doe");
+  auto at = parseMailbox("\"a@b\"@example.com");
+  ASSERT_TRUE(at);
+  EXPECT_EQ(at->local, "a@b");
+  for (const char* bad : {"", "@example.com", "user@", "user", "a..b@x.y", ".a@x.y", "a.@x.y",
+                          "a b@x.y", "a@-x.y", "a@x-.y", "a@x..y", "a@x_y.z", "\"a@x.y",
+                          "\"a\\\"@x.y", "a@[1.2.3.4", "a@[]", "a(b)@x.y", "a@x.y."}) {
+    EXPECT_FALSE(parseMailbox(bad)) << bad;
+  }
+  EXPECT_TRUE(parseMailbox(std::string(64, 'a') + "@x.y"));
+  EXPECT_FALSE(parseMailbox(std::string(65, 'a') + "@x.y"));
+  EXPECT_FALSE(parseMailbox("a@" + std::string(256, 'b')));
+}
+
+TEST(LmtpCommand, PathLengthLimit) {
+  // RFC 5321 §4.5.3.1.3: 256 octets, brackets included.
+  std::string domain;
+  while (domain.size() < 240) domain += "abcdefghi.";
+  domain += "example";
+  std::string path = "<" + std::string(64, 'a') + "@" + domain + ">";
+  ASSERT_GT(path.size(), 256u);
+  EXPECT_EQ(parseCommand("RCPT TO:" + path).error, SyntaxError::kBadAddress);
+}
+
+TEST(LmtpCommand, VerbNames) {
+  EXPECT_EQ(verbName(Verb::kStartTls), "STARTTLS");
+  EXPECT_EQ(verbName(Verb::kUnknown), "UNKNOWN");
+}
+
+}  // namespace
+}  // namespace darius::lmtpd

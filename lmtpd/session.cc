@@ -1,0 +1,275 @@
+#include "lmtpd/session.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+#include "lib/base/result.h"
+
+namespace darius::lmtpd {
+
+namespace {
+
+// Queued replies are flushed when no pipelined input is waiting, or once this much output has
+// piled up (a client that pipelines without reading must not grow our buffer).
+constexpr size_t kFlushThreshold = 16 * 1024;
+
+constexpr uint8_t kFresh = 1, kGreeted = 2, kMail = 4, kRcpt = 8;
+constexpr uint8_t kAny = kFresh | kGreeted | kMail | kRcpt;
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// The user a recipient is for: the local part up to a "+detail" (the subaddress, which the
+// store will use to pick a folder), tried first as "user@domain" — sites with per-domain
+// users — and then alone. kNotFound if neither exists; other errors are the store's.
+base::Result<std::string> resolveRecipient(auth::UserStore& users, const Mailbox& m) {
+  std::string base = m.local.substr(0, m.local.find('+'));
+  if (base.empty()) return base::Status::notFound("empty local part");
+  if (!m.domain.empty() && m.domain.front() != '[') {
+    std::string qualified = base + "@";
+    for (char c : m.domain) qualified.push_back(lower(c));  // domains are case-insensitive
+    auto r = users.lookup(qualified);
+    if (r.ok()) return qualified;
+    if (!r.status().isNotFound()) return r.status();
+  }
+  auto r = users.lookup(base);
+  if (r.ok()) return base;
+  return r.status();
+}
+
+}  // namespace
+
+// The command table: every verb parseCommand() knows, the states in which it is in sequence
+// (RFC 5321 §4.1.4 and §3.3, RFC 2033 §4), and its handler. run() consults nothing else.
+const Session::Entry Session::kCommands[] = {
+    {Verb::kLhlo, kAny, &Session::cmdLhlo},           // RFC 2033 §4.1: may be repeated
+    {Verb::kMail, kGreeted, &Session::cmdMail},       // RFC 5321 §4.1.1.2
+    {Verb::kRcpt, kMail | kRcpt, &Session::cmdRcpt},  // RFC 5321 §4.1.1.3
+    {Verb::kData, kRcpt, &Session::cmdData},          // RFC 2033 §4.2: 503 without recipients
+    {Verb::kRset, kAny, &Session::cmdRset},           // RFC 5321 §4.1.1.5
+    {Verb::kNoop, kAny, &Session::cmdNoop},           // RFC 5321 §4.1.1.9
+    {Verb::kQuit, kAny, &Session::cmdQuit},           // RFC 5321 §4.1.1.10
+    {Verb::kVrfy, kAny, &Session::cmdVrfy},           // RFC 5321 §4.1.1.6, §3.5.3
+    {Verb::kStartTls, kAny, &Session::cmdStartTls},   // RFC 3207 §4
+    {Verb::kHelo, kAny, &Session::cmdHeloEhlo},       // RFC 2033 §4.1: never a 2xx
+    {Verb::kEhlo, kAny, &Session::cmdHeloEhlo},
+};
+
+Session::Session(const SessionEnv& env, std::shared_ptr<net::Connection> conn, uint64_t id)
+    : env_(env), conn_(std::move(conn)) {
+  log_.service = std::string(env_.service);
+  log_.session_id = id;
+  log_.peer = conn_->peer().address;
+}
+
+void Session::reply(std::string_view line) {
+  conn_->write(line);
+  conn_->write("\r\n");
+}
+
+void Session::resetTransaction() {
+  sender_.clear();
+  body_ = BodyType::kUnspecified;
+  recipients_.clear();
+  if (state_ != State::kFresh) state_ = State::kGreeted;
+}
+
+asio::awaitable<void> Session::run() {
+  const std::string& host = env_.options->servername;
+  conn_->setTimeout(env_.options->timeout);
+  // RFC 2034 §3: the greeting carries no enhanced status code.
+  reply("220 " + host + " LMTP Darius ready");
+  for (;;) {
+    // RFC 2920 §3.2: answer in order, write when the client has nothing more queued.
+    if (conn_->bufferedInput() == 0 || conn_->pendingOutput() >= kFlushThreshold) {
+      if (!(co_await conn_->flush()).isOk()) co_return;
+    }
+    auto line = co_await conn_->readLine(/*between_commands=*/true);
+    if (!line.ok()) {
+      if (line.status().code() == base::Code::kTooBig) {
+        // RFC 5321 §4.2.2: 500 covers "command line too long".
+        if (error("500 5.5.2 Line too long") == Next::kClose) break;
+        continue;
+      }
+      if (conn_->timedOut()) {
+        log::info(log_, "closing: idle timeout");
+        reply("421 4.4.2 " + host + " Idle timeout, closing connection");
+      } else if (conn_->shuttingDown()) {
+        reply("421 4.3.2 " + host + " Server shutting down");
+      }
+      break;
+    }
+    Command cmd = parseCommand(*line);
+    env_.commands[static_cast<size_t>(cmd.verb)]->fetch_add(1, std::memory_order_relaxed);
+    if ((co_await execute(cmd)) == Next::kClose) break;
+  }
+  (void)co_await conn_->flush();  // best effort: the session ends anyway
+}
+
+asio::awaitable<Session::Next> Session::execute(const Command& cmd) {
+  if (cmd.error == SyntaxError::kUnknownCommand) {
+    co_return error("500 5.5.2 " + cmd.error_text);
+  }
+  const Entry* found = std::find_if(std::begin(kCommands), std::end(kCommands),
+                                    [&](const Entry& e) { return e.verb == cmd.verb; });
+  if (found == std::end(kCommands)) co_return error("500 5.5.2 Command unrecognized");
+  const Entry& entry = *found;
+  if ((entry.states & static_cast<uint8_t>(state_)) == 0) {
+    co_return error("503 5.5.1 " + sequenceError(cmd.verb));
+  }
+  switch (cmd.error) {
+    case SyntaxError::kNone:
+      break;
+    case SyntaxError::kUnknownCommand:  // handled above
+    case SyntaxError::kBadArguments:
+      co_return error("501 5.5.4 " + cmd.error_text);
+    case SyntaxError::kBadAddress:
+      // RFC 3463: X.1.7 is the sender's address syntax, X.1.3 a recipient's.
+      co_return error(std::string(cmd.verb == Verb::kMail ? "501 5.1.7 " : "501 5.1.3 ") +
+                      cmd.error_text);
+    case SyntaxError::kUnknownParameter:
+      co_return error("555 5.5.4 " + cmd.error_text);
+  }
+  co_return co_await (this->*entry.handler)(cmd);
+}
+
+std::string Session::sequenceError(Verb verb) const {
+  if (state_ == State::kFresh) return "Send LHLO first";
+  switch (verb) {
+    case Verb::kMail:
+      return "Sender already specified";
+    case Verb::kData:
+      return state_ == State::kMail ? "No valid recipients" : "Send MAIL first";
+    default:
+      return "Send MAIL first";
+  }
+}
+
+Session::Next Session::error(std::string_view reply_line) {
+  if (++errors_ >= kMaxErrors) {
+    log::info(log_, "closing: too many errors");
+    reply("421 4.7.0 " + env_.options->servername + " Too many errors, closing connection");
+    return Next::kClose;
+  }
+  reply(reply_line);
+  return Next::kContinue;
+}
+
+// RFC 2033 §4.1 (the semantics of EHLO, RFC 5321 §4.1.1.1): resets any transaction. The
+// reply lists the extensions; RFC 2034 §3 exempts it from enhanced status codes.
+asio::awaitable<Session::Next> Session::cmdLhlo(const Command&) {
+  state_ = State::kGreeted;
+  resetTransaction();
+  reply("250-" + env_.options->servername);
+  reply("250-PIPELINING");                          // RFC 2920
+  reply("250-ENHANCEDSTATUSCODES");                 // RFC 2034
+  reply("250-8BITMIME");                            // RFC 6152
+  if (conn_->canStartTls()) reply("250-STARTTLS");  // RFC 3207; not once TLS is active
+  reply("250 SIZE " + std::to_string(env_.options->max_message_size));  // RFC 1870
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdMail(const Command& cmd) {
+  // RFC 1870 §6: a declared size over the fixed maximum is refused at MAIL.
+  if (cmd.size && *cmd.size > env_.options->max_message_size) {
+    reply("552 5.3.4 Message size exceeds fixed maximum message size");
+    co_return Next::kContinue;
+  }
+  sender_ = cmd.path;
+  body_ = cmd.body;
+  state_ = State::kMail;
+  reply("250 2.1.0 Sender <" + sender_ + "> OK");
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
+  // RFC 5321 §4.5.3.1.10: 452 for too many recipients; the client sends the rest later.
+  if (recipients_.size() >= env_.options->max_recipients) {
+    reply("452 4.5.3 Too many recipients");
+    co_return Next::kContinue;
+  }
+  auto user = resolveRecipient(*env_.users, *cmd.mailbox);
+  if (!user.ok()) {
+    if (user.status().isNotFound()) {
+      reply("550 5.1.1 <" + cmd.path + "> User unknown");
+    } else {
+      log::error(log_, "recipient lookup failed: {}", user.status().toString());
+      reply("451 4.3.0 <" + cmd.path + "> Temporary failure looking up the recipient");
+    }
+    co_return Next::kContinue;
+  }
+  recipients_.push_back({cmd.path, std::move(*user)});
+  state_ = State::kRcpt;
+  reply("250 2.1.5 <" + cmd.path + "> Recipient OK");
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdData(const Command&) {
+  // RFC 2033 §4.2 would now take the message and give one reply per accepted recipient, and
+  // each 250 must mean the message is on stable storage (DESIGN.md §3). There is no mailbox
+  // store to deliver into yet, so we refuse at DATA — before any 354, so the client sends no
+  // body — with a temporary error: the MTA keeps the message queued and retries later. Do
+  // not fake delivery here. The transaction ends, as after any refused DATA.
+  log::notice(log_, "refused DATA for {} recipient(s): the mailbox store is not built yet",
+              recipients_.size());
+  reply("451 4.3.2 Delivery is not available yet: the mailbox store is not built");
+  resetTransaction();
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdRset(const Command&) {
+  resetTransaction();
+  reply("250 2.0.0 OK");
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdNoop(const Command&) {
+  reply("250 2.0.0 OK");
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdQuit(const Command&) {
+  reply("221 2.0.0 " + env_.options->servername + " closing connection");
+  co_return Next::kClose;
+}
+
+// RFC 5321 §3.5.3: 252 says "cannot verify, but will try to deliver", which reveals nothing
+// about which users exist. Sites that do not want even that leave VRFY off (the default).
+asio::awaitable<Session::Next> Session::cmdVrfy(const Command&) {
+  if (!env_.options->vrfy_enabled) {
+    reply("502 5.5.1 VRFY command is disabled");
+  } else {
+    reply("252 2.1.5 Cannot VRFY user, but will accept message and attempt delivery");
+  }
+  co_return Next::kContinue;
+}
+
+// RFC 3207 §4.
+asio::awaitable<Session::Next> Session::cmdStartTls(const Command&) {
+  if (conn_->tlsActive()) co_return error("503 5.5.1 TLS already active");
+  if (!conn_->canStartTls()) {
+    reply("502 5.5.1 STARTTLS not available: TLS is not configured");
+    co_return Next::kContinue;
+  }
+  reply("220 2.0.0 Ready to start TLS");
+  if (!(co_await conn_->flush()).isOk()) co_return Next::kClose;
+  base::Status s = co_await conn_->startTls();
+  if (!s.isOk()) {
+    // kInvalid: plaintext was pipelined behind STARTTLS — possibly commands injected by a man
+    // in the middle (CVE-2011-0411 class). Nothing more is answered; the link is dropped.
+    log::notice(log_, "STARTTLS failed, dropping connection: {}", s.toString());
+    conn_->close();
+    co_return Next::kClose;
+  }
+  log::info(log_, "TLS started: {}", conn_->tlsDescription());
+  // RFC 3207 §4.2: forget everything learnt before TLS, LHLO included.
+  state_ = State::kFresh;
+  resetTransaction();
+  co_return Next::kContinue;
+}
+
+asio::awaitable<Session::Next> Session::cmdHeloEhlo(const Command&) {
+  co_return error("500 5.5.1 This is an LMTP server: use LHLO (RFC 2033)");
+}
+
+}  // namespace darius::lmtpd

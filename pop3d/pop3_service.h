@@ -1,0 +1,54 @@
+// Pop3Service: the net::Service behind the pop3 (STLS available) and pop3s (implicit TLS)
+// listeners. It holds what every POP3 session shares — options, the user store, metrics
+// counters — and runs one pop3d::Session per admitted connection.
+//
+// Ownership: the composition root (server/) owns the service; the UserStore and Metrics it is
+// given must outlive it. Thread-safety: immutable after construction except the atomic
+// session counter, so serve() may run concurrently on any number of threads.
+#pragma once
+
+#include <asio.hpp>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "auth/user_store.h"
+#include "lib/config/config.h"
+#include "lib/net/metrics.h"
+#include "lib/net/service.h"
+#include "pop3d/session.h"
+
+namespace darius::pop3d {
+
+// servername (the host name if unset), allow_plaintext_auth, auth_failure_delay and
+// login_timeout from the config.
+Pop3Options pop3OptionsFromConfig(const config::Config& config);
+
+class Pop3Service : public net::Service {
+ public:
+  // `name` is "pop3" or "pop3s": the label of this service in logs and metrics.
+  Pop3Service(std::string name, Pop3Options options, auth::UserStore& users, net::Metrics& metrics);
+
+  std::string_view name() const override { return name_; }
+  asio::awaitable<void> serve(std::shared_ptr<net::Connection> conn) override;
+  // RFC 3206: a temporary system condition.
+  std::string refusal() const override {
+    return "-ERR [SYS/TEMP] Too many connections, try again later\r\n";
+  }
+  net::ReaderLimits limits() const override {
+    return {.max_line = kMaxCommandLine, .max_literal = 0};
+  }
+  std::chrono::milliseconds initialTimeout() const override { return options_.login_timeout; }
+
+  const Pop3Options& options() const { return options_; }
+
+ private:
+  const std::string name_;
+  const Pop3Options options_;
+  SessionEnv env_;
+  std::atomic<uint64_t> next_session_{1};
+};
+
+}  // namespace darius::pop3d

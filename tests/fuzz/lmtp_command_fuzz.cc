@@ -1,0 +1,62 @@
+// Fuzzes the LMTP command grammar (lmtpd/command.h): each input line goes through
+// parseCommand() and parseMailbox(). Invariants: no crash; an accepted MAIL/RCPT has a path
+// within the RFC 5321 §4.5.3.1 limits made of printable ASCII only (it is echoed in replies),
+// RCPT always has a mailbox, and the mailbox parsed from the path is the one the command
+// carries.
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "lmtpd/command.h"
+
+namespace {
+
+using darius::lmtpd::Command;
+using darius::lmtpd::SyntaxError;
+using darius::lmtpd::Verb;
+
+void checkMailbox(std::string_view text) {
+  auto m = darius::lmtpd::parseMailbox(text);
+  if (!m) return;
+  if (m->local.size() > 64 || m->domain.empty() || m->domain.size() > 255) std::abort();
+}
+
+void check(std::string_view line) {
+  Command c = darius::lmtpd::parseCommand(line);
+  if (darius::lmtpd::verbName(c.verb).empty()) std::abort();
+  if ((c.verb == Verb::kUnknown) != (c.error == SyntaxError::kUnknownCommand)) std::abort();
+  if (c.error != SyntaxError::kNone && c.error_text.empty()) std::abort();
+  if (c.error == SyntaxError::kNone && (c.verb == Verb::kMail || c.verb == Verb::kRcpt)) {
+    if (c.path.size() > 254) std::abort();
+    for (char ch : c.path) {
+      if (ch < 0x21 && ch != ' ') std::abort();
+      if (static_cast<unsigned char>(ch) > 0x7e) std::abort();
+    }
+    if (c.verb == Verb::kRcpt && !c.mailbox) std::abort();
+    if (c.verb == Verb::kMail && c.mailbox.has_value() == c.path.empty()) std::abort();
+    if (c.mailbox && !c.mailbox->domain.empty()) {
+      auto again = darius::lmtpd::parseMailbox(c.path);
+      if (!again || again->local != c.mailbox->local || again->domain != c.mailbox->domain) {
+        std::abort();
+      }
+    }
+  }
+  checkMailbox(line);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  check(in);
+  size_t start = 0;
+  while (start <= in.size()) {
+    size_t lf = in.find('\n', start);
+    if (lf == std::string_view::npos) lf = in.size();
+    std::string_view line = in.substr(start, lf - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    check(line);
+    start = lf + 1;
+  }
+  return 0;
+}
