@@ -150,6 +150,19 @@ std::string Connection::tlsDescription() const {
   return std::string(SSL_get_version(ssl)) + " " + SSL_get_cipher_name(ssl);
 }
 
+asio::awaitable<void> Connection::gracefulClose() {
+  if (tls_stream_ && !closed_ && !timed_out_) {
+    auto saved = timeout_;
+    timeout_ = std::chrono::milliseconds(1000);
+    armTimer();
+    auto [ec] = co_await tls_stream_->async_shutdown(kTuple);
+    (void)ec;  // eof, truncation or a timeout: the connection is going away either way
+    disarmTimer();
+    timeout_ = saved;
+  }
+  close();
+}
+
 void Connection::close() {
   if (closed_) return;
   closed_ = true;

@@ -60,6 +60,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void setTimeout(std::chrono::milliseconds t) { timeout_ = t; }
   void setLimits(ReaderLimits limits);
 
+  // Ends the session politely: on TLS, sends close_notify (and waits a moment for the peer's,
+  // bounded by a short timer) so clients do not report a truncated stream; then closes.
+  asio::awaitable<void> gracefulClose();
   void close();
   void requestShutdown();
 

@@ -33,19 +33,19 @@ class EchoService : public Service {
       if (!line.ok()) {
         if (line.status().code() == base::Code::kTooBig) {
           c->write("TOOBIG\r\n");
-          co_await c->flush();
+          (void)co_await c->flush();
           continue;
         }
         if (c->shuttingDown()) {
           c->write("BYE shutdown\r\n");
-          co_await c->flush();
+          (void)co_await c->flush();
         }
         co_return;
       }
       if (*line == "QUIT") co_return;
       if (*line == "STARTTLS") {
         c->write("GO\r\n");
-        co_await c->flush();
+        (void)co_await c->flush();
         auto s = co_await c->startTls();
         if (!s.isOk()) {
           last_error = s.toString();

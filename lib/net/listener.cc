@@ -206,7 +206,7 @@ asio::awaitable<void> Listener::runSession(Socket socket) {
                  e.what());
     }
   }
-  conn->close();
+  co_await conn->gracefulClose();
   deps_.registry->remove(id);
   --*active_;
 }

@@ -1,0 +1,105 @@
+#include "server/server.h"
+
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "auth/user_store.h"
+#include "lib/config/config.h"
+#include "lib/log/log.h"
+#include "lib/net/server_host.h"
+#include "lib/net/tls.h"
+#include "server/metrics_service.h"
+#include "server/run_files.h"
+#include "server/services.h"
+
+namespace darius::server {
+
+using base::Status;
+
+namespace {
+
+int fail(int code, const std::string& what) {
+  // Before the log is open this is the operator's only channel; after, it goes to both.
+  std::fprintf(stderr, "dariusd: %s\n", what.c_str());
+  return code;
+}
+
+}  // namespace
+
+int runServer(const std::string& config_path) {
+  auto cfg = config::Config::load(config_path);
+  if (!cfg.ok()) return fail(kExitConfig, cfg.status().message());
+  const config::Config& config = *cfg;
+
+  auto level = log::parseLevel(config.getString("log_level"));
+  Status ls = log::openLog(config.getPath("log_file"), level.ok() ? *level : log::Level::kInfo,
+                           "dariusd");
+  if (!ls.isOk()) return fail(kExitConfig, "log_file: " + ls.toString());
+
+  RunFiles run_files(config.getPath("run_dir"));
+  if (Status s = run_files.lock(); !s.isOk()) return fail(kExitSoftware, s.toString());
+
+  auto users = auth::UserStore::open(config.getPath("users_file"),
+                                     static_cast<int>(config.getInt("scram_iterations")));
+  if (!users.ok()) return fail(kExitSoftware, "users_file: " + users.status().toString());
+
+  const std::vector<std::string> names = config.getList("services");
+  bool want_tls = false;
+  for (const auto& n : names) want_tls |= isTlsService(n);
+  net::TlsContextPtr tls;
+  if (!config.getPath("tls_cert_file").empty() || want_tls) {
+    auto ctx = net::makeServerTlsContext(net::tlsOptionsFromConfig(config));
+    if (!ctx.ok()) return fail(kExitConfig, ctx.status().message());
+    tls = *ctx;
+  }
+
+  auto threads = config.getInt("worker_threads");
+  net::ServerHost host(net::ServerHostOptions{
+      .threads = static_cast<unsigned>(threads),
+      .shutdown_timeout = config.getDuration("shutdown_timeout"),
+      .max_connections = static_cast<size_t>(config.getInt("max_connections")),
+      .max_connections_per_host = static_cast<size_t>(config.getInt("max_connections_per_host")),
+  });
+
+  ServiceDeps deps{config, **users, host.metrics(), tls};
+  std::vector<std::unique_ptr<net::Service>> services;
+  std::set<std::string> seen;
+  for (const auto& name : names) {
+    if (!seen.insert(name).second) continue;
+    auto service = makeService(name, deps);
+    if (!service.ok()) return fail(kExitConfig, service.status().message());
+    const auto addresses = config.getAddresses(name + "_listen");
+    if (addresses.empty()) {
+      return fail(kExitConfig, "service " + name + " is enabled but " + name +
+                                   "_listen names no address");
+    }
+    for (const auto& a : addresses) {
+      Status s = host.addListener(a, **service, tls, isTlsService(name));
+      if (!s.isOk()) return fail(kExitSoftware, s.message());
+    }
+    services.push_back(std::move(*service));
+  }
+
+  std::vector<std::pair<std::string, std::string>> bound;
+  for (const auto& b : host.boundListeners()) {
+    log::notice("{} listening on {}", b.service, b.address);
+    bound.emplace_back(b.service, b.address);
+  }
+  if (Status s = run_files.writeListeners(bound); !s.isOk()) {
+    return fail(kExitSoftware, "write listeners file: " + s.toString());
+  }
+  host.onReload([] {
+    if (Status s = log::reopenLog(); !s.isOk()) {
+      std::fprintf(stderr, "dariusd: reopen log: %s\n", s.toString().c_str());
+    }
+  });
+  log::notice("dariusd {} ready ({} services, config {})", DARIUS_VERSION, services.size(),
+              config.sourcePath());
+  int rc = host.run();
+  log::notice("dariusd stopped");
+  return rc;
+}
+
+}  // namespace darius::server
