@@ -1,0 +1,93 @@
+// darius: the admin CLI. Every subcommand takes -C CONFIG (default $DARIUS_CONF, then
+// /etc/darius.conf) and works beside a running dariusd.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "lib/config/config_docs.h"
+#include "lib/config/options.h"
+#include "tools/cli_common.h"
+#include "tools/init_command.h"
+#include "tools/user_command.h"
+
+using namespace darius;
+
+namespace {
+
+int configCommand(const std::string& action, const std::string& path) {
+  if (action == "docs") {
+    std::fputs(config::configMarkdown().c_str(), stdout);
+    return 0;
+  }
+  auto cfg = tools::loadConfig(path);
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "darius: %s\n", cfg.status().message().c_str());
+    return tools::kExitConfig;
+  }
+  if (action == "check") {
+    std::printf("%s: OK\n", cfg->sourcePath().c_str());
+    return 0;
+  }
+  for (const auto& opt : config::allOptions()) {
+    std::printf("%s: %s\n", std::string(opt.name).c_str(), cfg->getText(opt.name).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"darius: administer a Darius mail store"};
+  app.set_version_flag("--version", std::string("darius ") + DARIUS_VERSION);
+  app.require_subcommand(1);
+  std::string config_path = "/etc/darius.conf";
+  app.add_option("-C,--config", config_path, "config file")->envname("DARIUS_CONF");
+
+  tools::InitOptions init;
+  auto* init_cmd = app.add_subcommand("init", "create a ready instance in DIR");
+  init_cmd->add_option("DIR", init.dir, "instance directory")->required();
+  init_cmd->add_option("--port-base", init.port_base,
+                       "ports are N+143 (IMAP), N+993, N+110, N+995, N+24, N+4190, N+9100");
+  init_cmd->add_flag("--ephemeral-ports", init.ephemeral_ports,
+                     "listen on port 0 everywhere (tests); real ports go to run/listeners");
+  init_cmd->add_option("--user", init.user, "first user as NAME:PASSWORD (default: demo, random)");
+  init_cmd->add_option("--hostname", init.hostname, "server name and certificate name");
+
+  tools::UserCommand user;
+  auto* user_cmd = app.add_subcommand("user", "manage users");
+  user_cmd->require_subcommand(1);
+  user_cmd->fallthrough();
+  for (const char* action : {"add", "passwd", "del", "list", "check"}) {
+    auto* sub = user_cmd->add_subcommand(action, std::string(action) + " a user");
+    sub->fallthrough();
+    if (std::string(action) != "list") sub->add_option("NAME", user.name)->required();
+    if (std::string(action) == "add" || std::string(action) == "passwd" ||
+        std::string(action) == "check") {
+      sub->add_option("--password", user.password,
+                      "the password (default: read from standard input)");
+    }
+    sub->callback([&user, action] { user.action = action; });
+  }
+
+  std::string config_action;
+  auto* config_cmd = app.add_subcommand("config", "show, check or document the configuration");
+  config_cmd->require_subcommand(1);
+  config_cmd->fallthrough();
+  for (const char* action : {"docs", "check", "show"}) {
+    config_cmd->add_subcommand(action, std::string(action) == "docs"
+                                           ? "print docs/config.md"
+                                           : std::string(action) + " the config file")
+        ->fallthrough()
+        ->callback([&config_action, action] { config_action = action; });
+  }
+  for (auto* sub : {init_cmd}) sub->fallthrough();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : tools::kExitUsage;
+  }
+  if (init_cmd->parsed()) return tools::runInit(init);
+  if (user_cmd->parsed()) return tools::runUserCommand(config_path, user);
+  if (config_cmd->parsed()) return configCommand(config_action, config_path);
+  return tools::kExitUsage;
+}

@@ -1,0 +1,65 @@
+#include "tools/user_command.h"
+
+#include <cstdio>
+
+#include "auth/user_store.h"
+#include "tools/cli_common.h"
+
+namespace darius::tools {
+
+using base::Status;
+
+int runUserCommand(const std::string& config_path, const UserCommand& cmd) {
+  auto config = loadConfig(config_path);
+  if (!config.ok()) {
+    std::fprintf(stderr, "darius: %s\n", config.status().message().c_str());
+    return kExitConfig;
+  }
+  auto store = auth::UserStore::open(config->getPath("users_file"),
+                                     static_cast<int>(config->getInt("scram_iterations")));
+  if (!store.ok()) return reportFailure("user", store.status());
+  auth::UserStore& users = **store;
+
+  if (cmd.action == "list") {
+    auto names = users.list();
+    if (!names.ok()) return reportFailure("user list", names.status());
+    for (const auto& n : *names) std::printf("%s\n", n.c_str());
+    return 0;
+  }
+  if (cmd.action == "del") {
+    Status s = users.remove(cmd.name);
+    if (!s.isOk()) return reportFailure("user del " + cmd.name, s);
+    std::printf("deleted user %s\n", cmd.name.c_str());
+    return 0;
+  }
+  std::string password;
+  if (cmd.password) {
+    password = *cmd.password;
+  } else {
+    auto p = readPassword(/*confirm=*/cmd.action != "check");
+    if (!p.ok()) return reportFailure("user " + cmd.action, p.status());
+    password = *p;
+  }
+  if (cmd.action == "add") {
+    Status s = users.add(cmd.name, password);
+    if (!s.isOk()) return reportFailure("user add " + cmd.name, s);
+    std::printf("added user %s\n", cmd.name.c_str());
+    return 0;
+  }
+  if (cmd.action == "passwd") {
+    Status s = users.setPassword(cmd.name, password);
+    if (!s.isOk()) return reportFailure("user passwd " + cmd.name, s);
+    std::printf("changed the password of %s\n", cmd.name.c_str());
+    return 0;
+  }
+  if (cmd.action == "check") {
+    auto ok = users.checkPassword(cmd.name, password);
+    if (!ok.ok()) return reportFailure("user check " + cmd.name, ok.status());
+    std::printf("%s\n", *ok ? "authentication succeeded" : "authentication failed");
+    return *ok ? 0 : kExitFailed;
+  }
+  std::fprintf(stderr, "darius: user: unknown action %s\n", cmd.action.c_str());
+  return kExitUsage;
+}
+
+}  // namespace darius::tools
