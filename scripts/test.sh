@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# README command two: install what is needed, build, and run every test:
+#   1. GCC 12, -Werror: unit tests, the layout rule and the protocol tests against the real
+#      binaries;
+#   2. the same suites under AddressSanitizer + UndefinedBehaviorSanitizer (GCC);
+#   3. clang 14: the whole tree with the libFuzzer targets, each run for a few seconds.
+# DARIUS_TEST_STAGES selects stages (default "gcc asan fuzz").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+stages=${DARIUS_TEST_STAGES:-gcc asan fuzz}
+jobs=$(nproc)
+start=$(date +%s)
+
+stage() { echo; echo "=== $* ($(( $(date +%s) - start ))s)"; }
+
+for s in $stages; do
+  case "$s" in
+    gcc)
+      stage "build: gcc"
+      cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      cmake --build build/ci -j "$jobs"
+      stage "test: gcc"
+      ctest --test-dir build/ci --output-on-failure -j "$jobs" --timeout 600
+      ;;
+    asan)
+      stage "build: gcc asan+ubsan"
+      cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDARIUS_SANITIZE=ON >/dev/null
+      cmake --build build/asan -j "$jobs"
+      stage "test: gcc asan+ubsan"
+      ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir build/asan --output-on-failure -j "$jobs" --timeout 900
+      ;;
+    fuzz)
+      stage "build: clang-14 with fuzzers"
+      CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+        -DDARIUS_FUZZ=ON >/dev/null
+      cmake --build build/fuzz -j "$jobs"
+      stage "test: fuzz targets (short runs)"
+      ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"
+      ;;
+    *) echo "unknown stage $s" >&2; exit 2 ;;
+  esac
+done
+stage "all stages passed: $stages"
