@@ -1,5 +1,7 @@
 #include "auth/sasl.h"
 
+#include "lib/base/utf8.h"
+
 #include <cctype>
 
 #include "auth/sasl_mechanisms.h"
@@ -33,43 +35,7 @@ bool channelBindingUsable(const ChannelBinding& b) {
   return (b.type == "tls-exporter" || b.type == "tls-server-end-point") && !b.data.empty();
 }
 
-bool isValidUtf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  size_t i = 0;
-  while (i < n) {
-    unsigned char c = p[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-      cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (n - i < len) return false;
-    for (size_t k = 1; k < len; ++k) {
-      if ((p[i + k] & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (p[i + k] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
+bool isValidUtf8(std::string_view s) { return base::isValidUtf8(s); }
 
 }  // namespace internal
 

@@ -1,5 +1,7 @@
 #include "imapd/parser.h"
 
+#include "lib/base/utf8.h"
+
 #include <limits>
 
 namespace darius::imapd {
@@ -29,32 +31,7 @@ Result<std::optional<uint64_t>> parseNumber64(std::string_view digits) {
 }
 
 // Length of the well-formed UTF-8 sequence (RFC 3629) starting at s[i], or 0.
-size_t utf8Length(std::string_view s, size_t i) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  unsigned char c = b(0);
-  size_t len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() - i < len) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(k) & 0x3F);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return 0;  // overlong
-  if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
-  return len;
-}
+size_t utf8Length(std::string_view s, size_t i) { return base::decodeUtf8(s, i).length; }
 
 bool isBase64Char(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || isDigit(c) || c == '+' || c == '/' ||

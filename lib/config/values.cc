@@ -1,5 +1,7 @@
 #include "lib/config/values.h"
 
+#include "lib/base/utf8.h"
+
 #include <arpa/inet.h>
 #include <sys/un.h>
 
@@ -125,38 +127,12 @@ std::string quoteForMessage(std::string_view text) {
 }
 
 bool isCleanText(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-      cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;  // continuation byte first, overlong 2-byte lead, or beyond U+10FFFF
-    }
-    if (text.size() - i < len) return false;
-    for (size_t k = 1; k < len; ++k) {
-      auto cc = static_cast<unsigned char>(text[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) return false;
-    if (cp >= 0xd800 && cp <= 0xdfff) return false;  // surrogates are not characters
-    if (cp >= 0x80 && cp <= 0x9f) return false;      // C1 controls
-    i += len;
+  for (size_t i = 0; i < text.size();) {
+    base::Utf8Sequence seq = base::decodeUtf8(text, i);
+    if (seq.length == 0) return false;
+    const char32_t cp = seq.code_point;
+    if ((cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp <= 0x9f)) return false;  // C0, DEL, C1
+    i += seq.length;
   }
   return true;
 }

@@ -1,5 +1,7 @@
 #include "lib/log/log.h"
 
+#include "lib/base/utf8.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -61,33 +63,11 @@ void appendHex(std::string* out, unsigned char c) {
   out->push_back(kHex[c & 0xf]);
 }
 
-// Length of the well-formed UTF-8 sequence at the start of `s` that is not a C1 control, or 0.
+// Length of the well-formed multi-byte UTF-8 sequence at the start of `s` that is not a C1
+// control, or 0. C1 controls (U+0080..U+009F) act like CR/ESC on some terminals.
 size_t validSequence(std::string_view s) {
-  auto b0 = static_cast<unsigned char>(s[0]);
-  size_t len;
-  uint32_t cp;
-  if (b0 >= 0xc2 && b0 <= 0xdf) {
-    len = 2;
-    cp = b0 & 0x1f;
-  } else if (b0 >= 0xe0 && b0 <= 0xef) {
-    len = 3;
-    cp = b0 & 0x0f;
-  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-    len = 4;
-    cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() < len) return 0;
-  for (size_t i = 1; i < len; ++i) {
-    auto b = static_cast<unsigned char>(s[i]);
-    if ((b & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3f);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
-  if (cp >= 0xd800 && cp <= 0xdfff) return 0;
-  if (cp < 0xa0) return 0;  // C1 controls (U+0080..U+009F) act like CR/ESC on some terminals
-  return len;
+  base::Utf8Sequence seq = base::decodeUtf8(s, 0);
+  return seq.code_point < 0xa0 ? 0 : seq.length;
 }
 
 void appendContext(std::string* out, const Context& c) {
