@@ -14,6 +14,7 @@ using base::Status;
 Session::Session(std::shared_ptr<net::Connection> conn, SessionEnv env, log::Context log)
     : conn_(std::move(conn)), env_(std::move(env)), log_(std::move(log)) {
   conn_->setTimeout(settings().login_timeout);
+  conn_->setDeadline(settings().login_timeout);
 }
 
 auth::SaslContext Session::saslContext() const {
@@ -32,6 +33,7 @@ void Session::loggedIn(std::string user, std::string_view method) {
   user_ = std::move(user);
   log_.user = user_;
   state_ = State::kAuthenticated;
+  conn_->setDeadline(std::chrono::milliseconds(0));
   conn_->setTimeout(settings().idle_timeout);
   log::info(log_, "login ok ({}{})", method, conn_->tlsActive() ? ", TLS" : "");
 }

@@ -109,18 +109,14 @@ asio::awaitable<void> Session::sleep(std::chrono::milliseconds d) {
 }
 
 asio::awaitable<void> Session::run() {
-  const auto login_timeout = env_.options->login_timeout;
-  login_deadline_ = std::chrono::steady_clock::now() + login_timeout;
+  // The whole AUTHORIZATION state is bounded by login_timeout, not just each read.
+  conn_->setTimeout(env_.options->login_timeout);
+  conn_->setDeadline(env_.options->login_timeout);
   reply("+OK " + env_.options->servername + " Darius POP3 ready");
   for (;;) {
     // Pipelining (RFC 2449 §6.6): answer in order, write when the client has nothing queued.
     if (conn_->bufferedInput() == 0 || conn_->pendingOutput() >= kFlushThreshold) {
       if (!(co_await conn_->flush()).isOk()) co_return;
-    }
-    if (state_ == State::kAuthorization && login_timeout.count() > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          login_deadline_ - std::chrono::steady_clock::now());
-      conn_->setTimeout(std::max(left, std::chrono::milliseconds(1)));
     }
     auto line = co_await conn_->readLine(/*between_commands=*/true);
     if (!line.ok()) {

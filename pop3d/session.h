@@ -125,7 +125,6 @@ class Session {
   std::optional<std::string> user_for_pass_;
   int bad_commands_ = 0;
   int auth_failures_ = 0;
-  std::chrono::steady_clock::time_point login_deadline_;
 };
 
 }  // namespace darius::pop3d

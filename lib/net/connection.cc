@@ -31,9 +31,20 @@ void Connection::setLimits(ReaderLimits limits) {
   reader_ = std::move(next);
 }
 
+void Connection::setDeadline(std::chrono::milliseconds after) {
+  if (after.count() <= 0) {
+    deadline_.reset();
+  } else {
+    deadline_ = std::chrono::steady_clock::now() + after;
+  }
+}
+
 void Connection::armTimer() {
-  if (timeout_.count() <= 0) return;
-  timer_.expires_after(timeout_);
+  if (timeout_.count() <= 0 && !deadline_) return;
+  auto when = timeout_.count() > 0 ? std::chrono::steady_clock::now() + timeout_
+                                   : std::chrono::steady_clock::time_point::max();
+  if (deadline_ && *deadline_ < when) when = *deadline_;
+  timer_.expires_at(when);
   std::weak_ptr<Connection> weak = weak_from_this();
   timer_.async_wait([weak](const std::error_code& ec) {
     if (ec) return;  // re-armed or cancelled

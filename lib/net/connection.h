@@ -58,6 +58,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Inactivity limit for each read; zero disables it.
   void setTimeout(std::chrono::milliseconds t) { timeout_ = t; }
+  // A hard limit on top of the inactivity timeout: reads and writes time out at `after` from
+  // now however active the peer is (login_timeout: an unauthenticated client cannot keep a
+  // connection with NOOPs). Zero or negative clears it.
+  void setDeadline(std::chrono::milliseconds after);
   void setLimits(ReaderLimits limits);
 
   // Ends the session politely: on TLS, sends close_notify (and waits a moment for the peer's,
@@ -92,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;
   asio::steady_timer timer_;
   std::chrono::milliseconds timeout_{0};
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
   bool timed_out_ = false;
   bool waiting_between_commands_ = false;
   std::atomic<bool> shutdown_{false};
