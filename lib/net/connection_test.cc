@@ -26,6 +26,7 @@ class EchoService : public Service {
   std::chrono::milliseconds initialTimeout() const override { return timeout; }
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> c) override {
+    c->setDeadline(deadline);
     c->write("HELLO\r\n");
     if (!(co_await c->flush()).isOk()) co_return;
     for (;;) {
@@ -66,6 +67,7 @@ class EchoService : public Service {
   }
 
   std::chrono::milliseconds timeout{5000};
+  std::chrono::milliseconds deadline{0};
   std::string last_error;
 };
 
@@ -218,6 +220,55 @@ TEST_F(NetTest, InactivityTimeoutClosesTheConnection) {
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(readLine(s, buf), "<End of file>");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+TEST_F(NetTest, UnixSocketListener) {
+  host_ = std::make_unique<ServerHost>(ServerHostOptions{.threads = 1});
+  config::ListenAddress a;
+  a.kind = config::ListenAddress::kUnix;
+  a.path = dir_ + "/lmtp.sock";
+  // A stale socket file from a killed server must not block the bind.
+  {
+    asio::io_context io;
+    asio::local::stream_protocol::acceptor stale(io, asio::local::stream_protocol::endpoint(a.path));
+  }
+  ASSERT_TRUE(std::filesystem::exists(a.path));
+  ASSERT_TRUE(host_->addListener(a, service_, nullptr, false).isOk());
+  EXPECT_EQ(host_->boundListeners()[0].address, "unix:" + a.path);
+  thread_ = std::thread([this] { host_->run(); });
+  asio::io_context io;
+  asio::local::stream_protocol::socket s(io);
+  s.connect(asio::local::stream_protocol::endpoint(a.path));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  asio::write(s, asio::buffer(std::string("over unix\r\n")));
+  EXPECT_EQ(readLine(s, buf), "ECHO over unix");
+  // A second server on the same live socket is refused instead of stealing it.
+  ServerHost other(ServerHostOptions{.threads = 1});
+  auto busy = other.addListener(a, service_, nullptr, false);
+  EXPECT_EQ(busy.code(), base::Code::kExists) << busy.toString();
+}
+
+TEST_F(NetTest, DeadlineEndsEvenAnActiveConnection) {
+  service_.deadline = 400ms;
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  auto t0 = std::chrono::steady_clock::now();
+  // A client that keeps talking (NOOPs before login) still meets the deadline.
+  std::string last;
+  for (int i = 0; i < 100; ++i) {
+    std::error_code ec;
+    asio::write(s, asio::buffer(std::string("noop\r\n")), ec);
+    last = readLine(s, buf);
+    if (last != "ECHO noop") break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(last, "<End of file>");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 4s);
 }
 
 TEST_F(NetTest, ShutdownInterruptsIdleSessions) {
