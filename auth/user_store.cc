@@ -178,7 +178,9 @@ base::Status UserStore::modify(Fn&& change) {
   DARIUS_ASSIGN_OR_RETURN(Snapshot snap, readSnapshot());
   UserMap users = *snap.users;
   DARIUS_RETURN_IF_ERROR(change(users));
-  DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(*io::Env::posix(), path_, serializeUsersFile(users)));
+  // 0600: the SCRAM keys let whoever reads them impersonate the server to clients.
+  DARIUS_RETURN_IF_ERROR(
+      io::writeFileAtomic(*io::Env::posix(), path_, serializeUsersFile(users), 0600));
   // Still under the lock: the file on disk is the one we just wrote, so its identity belongs
   // to `users`.
   DARIUS_ASSIGN_OR_RETURN(Snapshot written, readSnapshot());

@@ -38,13 +38,15 @@ bool isAtomicTempName(std::string_view name) {
   return name.size() > 1 && name.front() == '.' && name.find(kTempMarker, 1) != name.npos;
 }
 
-Status writeFileAtomic(Env& env, const std::string& path, std::string_view contents) {
+Status writeFileAtomic(Env& env, const std::string& path, std::string_view contents,
+                       mode_t mode) {
   std::string tmp = tempName(path);
   Result<std::unique_ptr<WritableFile>> opened = env.openWritable(tmp, Env::OpenMode::kCreateNew);
   if (!opened.ok()) return opened.status().withContext("atomic write of " + path);
   std::unique_ptr<WritableFile> file = std::move(opened).value();
 
-  Status s = file->append(contents);
+  Status s = mode == 0640 ? Status::ok() : env.setPermissions(tmp, mode);
+  if (s.isOk()) s = file->append(contents);
   if (s.isOk()) s = file->sync();
   Status closed = file->close();
   if (s.isOk()) s = closed;

@@ -30,7 +30,10 @@ namespace darius::io {
 // still absent) and the temporary file has been removed if the Env allowed it — except when
 // only the final directory fsync failed: then `path` already shows the new contents, but a
 // crash may still bring back the old ones. Either way, after a crash it is old or new.
-Status writeFileAtomic(Env& env, const std::string& path, std::string_view contents);
+// `mode` is applied to the temporary file before any data is written, so contents that must
+// stay private (the users file's SCRAM keys) are never readable by others, even for a moment.
+Status writeFileAtomic(Env& env, const std::string& path, std::string_view contents,
+                       mode_t mode = 0640);
 
 // True for a directory entry name that writeFileAtomic uses for its temporary files.
 bool isAtomicTempName(std::string_view name);

@@ -1,5 +1,7 @@
 #include "lib/io/atomic_file.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <optional>
 #include <thread>
@@ -47,6 +49,17 @@ TEST_F(AtomicFileTest, ReplacesAnExistingFile) {
   ASSERT_TRUE(writeFileAtomic(*Env::posix(), path("f"), "").isOk());
   EXPECT_EQ(onDisk("f"), "");
   EXPECT_EQ(entries(), std::vector<std::string>{"f"});
+}
+
+TEST_F(AtomicFileTest, PrivateModeAppliesToTheReplacement) {
+  ASSERT_TRUE(writeFileAtomic(*Env::posix(), path("secret"), "v1").isOk());
+  struct stat st {};
+  ASSERT_EQ(::stat(path("secret").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  ASSERT_TRUE(writeFileAtomic(*Env::posix(), path("secret"), "keys", 0600).isOk());
+  ASSERT_EQ(::stat(path("secret").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(onDisk("secret"), "keys");
 }
 
 TEST_F(AtomicFileTest, MissingDirectory) {

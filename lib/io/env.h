@@ -16,6 +16,8 @@
 // not synchronised: use it from one thread at a time.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -66,6 +68,8 @@ class Env {
   // Hard link; kExists if `to` exists. Fails across filesystems (EXDEV -> kIoError).
   virtual Status linkFile(const std::string& from, const std::string& to) = 0;
   virtual Status removeFile(const std::string& path) = 0;
+  // Permission bits of a file (new files are 0640); for files holding secrets.
+  virtual Status setPermissions(const std::string& path, mode_t mode) = 0;
   // One level, mode 0750; kExists if present, kNotFound if the parent is missing.
   virtual Status createDir(const std::string& path) = 0;
   // Must be empty (kExists otherwise, from ENOTEMPTY).

@@ -160,6 +160,13 @@ Status FaultyEnv::linkFile(const std::string& from, const std::string& to) {
   return Status::ok();
 }
 
+Status FaultyEnv::setPermissions(const std::string& path, mode_t mode) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DARIUS_RETURN_IF_ERROR(admit(OpKind::kOther));
+  DARIUS_ASSIGN_OR_RETURN(std::string p, absolutePath(path));
+  return base_->setPermissions(p, mode);
+}
+
 Status FaultyEnv::removeFile(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   DARIUS_RETURN_IF_ERROR(admit(OpKind::kOther));

@@ -90,6 +90,8 @@ class FaultyEnv final : public Env {
   Status renameFile(const std::string& from, const std::string& to) override;
   Status linkFile(const std::string& from, const std::string& to) override;
   Status removeFile(const std::string& path) override;
+  // Metadata only: forwarded, and not rolled back by a power loss.
+  Status setPermissions(const std::string& path, mode_t mode) override;
   Status createDir(const std::string& path) override;
   Status removeDir(const std::string& path) override;
   Status syncDir(const std::string& path) override;

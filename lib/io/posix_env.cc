@@ -115,6 +115,11 @@ class PosixEnv final : public Env {
     return Status::ok();
   }
 
+  Status setPermissions(const std::string& path, mode_t mode) override {
+    if (::chmod(path.c_str(), mode) != 0) return errnoStatus("chmod", path);
+    return Status::ok();
+  }
+
   Status removeFile(const std::string& path) override {
     if (retryOnEintr([&] { return ::unlink(path.c_str()); }) != 0) {
       return errnoStatus("unlink", path);

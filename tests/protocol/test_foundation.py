@@ -166,6 +166,7 @@ class InitTest(unittest.TestCase):
                                     "--password", pw[0]).returncode, 0)
             self.assertEqual(os.stat(d + "/inst/demo-credentials").st_mode & 0o777, 0o600)
             self.assertEqual(os.stat(d + "/inst/tls/key.pem").st_mode & 0o777, 0o600)
+            self.assertEqual(os.stat(d + "/inst/data/users").st_mode & 0o777, 0o600)
             import shutil
             shutil.rmtree(d)
             del inst
@@ -183,6 +184,12 @@ class InitTest(unittest.TestCase):
                                 "http://127.0.0.1:29100/metrics"], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("darius_uptime_seconds", r.stdout)
+            # A user added beside the running server logs in on N+143.
+            darius("user", "add", "-C", inst.conf, "bench2", "--password", "p")
+            import imaplib
+            m = imaplib.IMAP4("127.0.0.1", 20143, timeout=15)
+            self.assertEqual(m.login("bench2", "p")[0], "OK")
+            m.logout()
 
     def test_port_base_out_of_range(self):
         import tempfile
