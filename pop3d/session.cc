@@ -209,7 +209,8 @@ asio::awaitable<Session::Next> Session::cmdPass(const Command& cmd) {
   if (!user_for_pass_) co_return badCommand("-ERR PASS must follow a successful USER");
   const std::string user = std::move(*user_for_pass_);
   log_.user = user;
-  auto ok = env_.users->checkPassword(user, cmd.text);
+  // yescrypt takes tens of milliseconds on purpose: off the I/O thread.
+  auto ok = co_await conn_->offload([&] { return env_.users->checkPassword(user, cmd.text); });
   if (!ok.ok()) co_return co_await authFailed(ok.status());
   if (!*ok) co_return co_await authFailed(base::Status::permission("wrong password or user"));
   co_return co_await authenticated(user, "USER/PASS");
@@ -281,12 +282,15 @@ asio::awaitable<Session::Next> Session::saslExchange(auth::SaslServer& server,
                                                      std::string_view mechanism,
                                                      std::optional<std::string> initial) {
   SaslLineLimit limit(*conn_);
-  auto step = server.start(initial ? std::optional<std::string_view>(*initial) : std::nullopt);
+  // Steps may hash a password (PLAIN, LOGIN): they run off the I/O thread.
+  auto step = co_await conn_->offload([&] {
+    return server.start(initial ? std::optional<std::string_view>(*initial) : std::nullopt);
+  });
   while (step.state == auth::SaslServer::State::kContinue) {
     Next next;
     auto response = co_await challenge(step.challenge, &next);
     if (!response) co_return next;
-    step = server.next(*response);
+    step = co_await conn_->offload([&] { return server.next(*response); });
   }
   if (step.state != auth::SaslServer::State::kSuccess) co_return co_await authFailed(step.error);
   if (!step.challenge.empty()) {

@@ -97,11 +97,13 @@ asio::awaitable<Reply> execute(Session& session, AuthenticateArgs args) {
     co_return co_await failed(session, args.mechanism, s);
   }
   SaslServer& sasl = **server;
-  SaslServer::Step step = sasl.start(args.initial_response);
+  // Steps may hash a password (PLAIN, LOGIN): they run off the I/O thread.
+  SaslServer::Step step =
+      co_await session.connection().offload([&] { return sasl.start(args.initial_response); });
   while (step.state == SaslServer::State::kContinue) {
     Answer a = co_await ask(session, step.challenge);
     if (!a.bytes) co_return a.reply;
-    step = sasl.next(*a.bytes);
+    step = co_await session.connection().offload([&] { return sasl.next(*a.bytes); });
   }
   if (step.state == SaslServer::State::kFailure) {
     co_return co_await failed(session, args.mechanism, step.error);

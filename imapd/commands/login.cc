@@ -35,7 +35,9 @@ asio::awaitable<Reply> execute(Session& session, LoginArgs args) {
     log::info(session.logContext(), "LOGIN refused without TLS");
     co_return Reply::no("Connection offers no privacy", "PRIVACYREQUIRED");
   }
-  auto ok = session.users().checkPassword(args.user, args.password);
+  // yescrypt takes tens of milliseconds on purpose: off the I/O thread.
+  auto ok = co_await session.connection().offload(
+      [&] { return session.users().checkPassword(args.user, args.password); });
   if (!ok.ok()) {
     log::error(session.logContext(), "LOGIN: user store: {}", ok.status().toString());
     co_return Reply::no("Authentication temporarily unavailable", "UNAVAILABLE");

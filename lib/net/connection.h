@@ -12,6 +12,7 @@
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
+#include <asio/thread_pool.hpp>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -70,6 +71,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void close();
   void requestShutdown();
 
+  // Runs f (CPU-heavy or blocking work: password hashing) on the host's blocking pool and
+  // resumes this session on its own strand with the result, so one slow login does not stall
+  // the other sessions of an I/O thread. Without a pool (unit tests) f runs inline.
+  template <typename F>
+  asio::awaitable<std::invoke_result_t<F&>> offload(F f) {
+    using R = std::invoke_result_t<F&>;
+    if (!blocking_) co_return f();
+    // optional<R>: R (a Result<T>) need not be default-constructible for co_spawn.
+    std::optional<R> out = co_await asio::co_spawn(
+        *blocking_, [&f]() -> asio::awaitable<std::optional<R>> { co_return f(); },
+        asio::use_awaitable);
+    co_return std::move(*out);
+  }
+  void setBlockingPool(asio::thread_pool* pool) { blocking_ = pool; }
+
   bool tlsActive() const { return tls_stream_.has_value(); }
   bool canStartTls() const { return tls_ctx_ != nullptr && !tls_stream_; }
   TlsBinding channelBinding() const;
@@ -101,6 +117,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool waiting_between_commands_ = false;
   std::atomic<bool> shutdown_{false};
   bool closed_ = false;
+  asio::thread_pool* blocking_ = nullptr;
 };
 
 }  // namespace darius::net

@@ -54,7 +54,13 @@ class EchoService : public Service {
         }
         continue;
       }
-      if (*line == "CB") {
+      if (*line == "OFFLOAD") {
+        auto here = std::this_thread::get_id();
+        auto there = co_await c->offload([] { return std::this_thread::get_id(); });
+        bool back_on_strand = c->executor() == co_await asio::this_coro::executor;
+        c->write(std::string(there != here ? "elsewhere" : "inline") +
+                 (back_on_strand ? " back\r\n" : " lost\r\n"));
+      } else if (*line == "CB") {
         c->write(c->channelBinding().type + "\r\n");
       } else if (line->rfind("LIT ", 0) == 0) {
         auto bytes = co_await c->readBytes(std::stoull(line->substr(4)));
@@ -220,6 +226,18 @@ TEST_F(NetTest, InactivityTimeoutClosesTheConnection) {
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(readLine(s, buf), "<End of file>");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+TEST_F(NetTest, OffloadRunsOnTheBlockingPoolAndComesBack) {
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  asio::write(s, asio::buffer(std::string("OFFLOAD\r\nafter\r\n")));
+  EXPECT_EQ(readLine(s, buf), "elsewhere back");
+  EXPECT_EQ(readLine(s, buf), "ECHO after");
 }
 
 TEST_F(NetTest, UnixSocketListener) {

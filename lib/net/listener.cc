@@ -186,6 +186,7 @@ asio::awaitable<void> Listener::runSession(Socket socket) {
   ++*active_;
   auto conn = std::make_shared<Connection>(std::move(socket), peer, service_.limits(),
                                            tls_);
+  conn->setBlockingPool(deps_.blocking);
   uint64_t id = deps_.registry->add(conn);
   conn->setTimeout(service_.initialTimeout());
   bool ok = true;

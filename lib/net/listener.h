@@ -39,6 +39,7 @@ struct ListenerDeps {
   ConnectionLimiter* limiter;
   Metrics* metrics;
   ConnectionRegistry* registry;
+  asio::thread_pool* blocking = nullptr;  // for Connection::offload
 };
 
 class Listener {

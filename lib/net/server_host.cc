@@ -17,6 +17,7 @@ constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 
 ServerHost::ServerHost(ServerHostOptions options)
     : options_(options),
+      blocking_(std::max(1u, options.blocking_threads)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
       limiter_(options.max_connections, options.max_connections_per_host) {
   // A client that goes away mid-write must not kill the process.
@@ -32,7 +33,7 @@ ServerHost::~ServerHost() = default;
 Status ServerHost::addListener(const config::ListenAddress& address, Service& service,
                                TlsContextPtr tls, bool implicit_tls) {
   auto l = Listener::bind(io_, address, service, std::move(tls), implicit_tls,
-                          ListenerDeps{&limiter_, &metrics_, &registry_});
+                          ListenerDeps{&limiter_, &metrics_, &registry_, &blocking_});
   if (!l.ok()) return l.status();
   listeners_.push_back(std::move(*l));
   return Status::ok();
@@ -94,6 +95,7 @@ int ServerHost::run() {
   for (unsigned i = 1; i < n; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
   for (auto& t : pool) t.join();
+  blocking_.join();
   return 0;
 }
 

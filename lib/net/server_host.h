@@ -28,6 +28,7 @@ namespace darius::net {
 
 struct ServerHostOptions {
   unsigned threads = 0;  // 0: one per core
+  unsigned blocking_threads = 2;  // password hashing and other CPU-heavy steps
   std::chrono::milliseconds shutdown_timeout{10000};
   size_t max_connections = 10000;
   size_t max_connections_per_host = 200;
@@ -64,6 +65,7 @@ class ServerHost {
 
   ServerHostOptions options_;
   asio::io_context io_;
+  asio::thread_pool blocking_;
   asio::signal_set signals_;
   Metrics metrics_;
   ConnectionLimiter limiter_;
