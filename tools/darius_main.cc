@@ -6,6 +6,7 @@
 #include "lib/config/config_docs.h"
 #include "lib/config/options.h"
 #include "tools/cli_common.h"
+#include "tools/db_command.h"
 #include "tools/init_command.h"
 #include "tools/user_command.h"
 
@@ -79,6 +80,35 @@ int main(int argc, char** argv) {
         ->fallthrough()
         ->callback([&config_action, action] { config_action = action; });
   }
+  tools::DbCommand dbc;
+  auto* db_cmd = app.add_subcommand("db", "dump, load, check, convert or repack a database");
+  db_cmd->require_subcommand(1);
+  db_cmd->fallthrough();
+  db_cmd->add_option("-b,--backend", dbc.backend, "skiplist (default), berkeley or flat");
+  auto* batch_opt =
+      db_cmd->add_option("--batch", dbc.batch, "records per transaction when writing");
+  struct DbAction {
+    const char* name;
+    const char* help;
+  };
+  for (DbAction a : {DbAction{"dump", "write every record as text (to -o FILE or stdout)"},
+                     DbAction{"load", "load a dump (from -i FILE or stdin) into a new database"},
+                     DbAction{"check", "verify the on-disk structure; exit 1 when damaged"},
+                     DbAction{"checksum", "count records and print their sha256"},
+                     DbAction{"convert", "copy into another backend and verify checksums"},
+                     DbAction{"repack", "rewrite without dead records"}}) {
+    auto* sub = db_cmd->add_subcommand(a.name, a.help);
+    sub->fallthrough();
+    sub->add_option("PATH", dbc.path, "the database")->required();
+    std::string name = a.name;
+    if (name == "dump") sub->add_option("-o,--output", dbc.file, "output file (default stdout)");
+    if (name == "load") sub->add_option("-i,--input", dbc.file, "dump file (default stdin)");
+    if (name == "convert") {
+      sub->add_option("DEST", dbc.to_path, "the new database")->required();
+      sub->add_option("--to", dbc.to_backend, "backend of DEST")->required();
+    }
+    sub->callback([&dbc, name] { dbc.action = name; });
+  }
   for (auto* sub : {init_cmd}) sub->fallthrough();
 
   try {
@@ -89,5 +119,9 @@ int main(int argc, char** argv) {
   if (init_cmd->parsed()) return tools::runInit(init);
   if (user_cmd->parsed()) return tools::runUserCommand(config_path, user);
   if (config_cmd->parsed()) return configCommand(config_action, config_path);
+  if (db_cmd->parsed()) {
+    dbc.batch_set = batch_opt->count() > 0;
+    return tools::runDbCommand(dbc);
+  }
   return tools::kExitUsage;
 }
