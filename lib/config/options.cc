@@ -15,6 +15,7 @@ using T = OptionType;
 constexpr std::string_view kServices[] = {"imap", "imaps", "pop3", "pop3s", "lmtp", "metrics"};
 constexpr std::string_view kLogLevels[] = {"debug", "info", "notice", "warning", "error"};
 constexpr std::string_view kTlsVersions[] = {"TLSv1.2", "TLSv1.3"};
+constexpr std::string_view kDbBackends[] = {"skiplist", "berkeley", "flat"};
 
 // Mozilla's "intermediate" TLS 1.2 suites: forward secrecy and AEAD only. DHE is left out
 // because ECDHE is universally available and finite-field DH invites weak-group mistakes.
@@ -119,6 +120,30 @@ constexpr OptionDef kOptions[] = {
     {.name = "idle_timeout", .type = T::kDuration, .default_value = "30m",
      .description = "How long an authenticated connection may stay silent (IDLE included).",
      .section = "limits"},
+
+    // mailboxes: naming (Cyrus's imapd.conf names where Cyrus has the same knob)
+    {.name = "altnamespace", .type = T::kBool, .default_value = "no",
+     .description = "Show a user's folders beside INBOX (`Sent`) instead of under it "
+                    "(`INBOX.Sent`); other users' folders appear under `Other Users`.",
+     .section = "mailboxes"},
+    {.name = "unixhiersep", .type = T::kBool, .default_value = "no",
+     .description = "Use `/` as the hierarchy separator clients see, instead of `.`.",
+     .section = "mailboxes"},
+    {.name = "virtdomains", .type = T::kBool, .default_value = "yes",
+     .description = "Treat `user@domain` logins as users of virtual domain `domain`, each "
+                    "with its own mailboxes; with `no`, `@` is just a character of a user "
+                    "name.",
+     .section = "mailboxes"},
+    {.name = "defaultdomain", .type = T::kString, .default_value = "",
+     .description = "Domain of users who log in without `@domain`; their mailboxes are "
+                    "stored outside any domain directory.",
+     .section = "mailboxes"},
+    {.name = "max_mailbox_name", .type = T::kInt, .default_value = "490",
+     .description = "Longest mailbox name in bytes (UTF-8, full internal name).",
+     .section = "mailboxes", .min = 16, .max = 4000},
+    {.name = "mailboxes_db_backend", .type = T::kEnum, .default_value = "skiplist",
+     .description = "Backend of the mailbox list database `mailboxes.db` in data_dir.",
+     .section = "mailboxes", .allowed = kDbBackends},
 };
 
 // Optimal string alignment distance (Levenshtein plus adjacent transposition, which is the most
