@@ -1,0 +1,207 @@
+// Opening, refreshing and reading a mailbox; the writes are in mailbox_write.cc and
+// mailbox_compact.cc.
+#include "mailbox/mailbox.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+namespace darius::mailbox {
+
+using base::Result;
+using base::Status;
+
+Mailbox::~Mailbox() = default;
+
+Status Mailbox::lock(io::LockMode mode, io::FileLock* out) const {
+  auto l = io::FileLock::acquire(path(kLockFileName), mode, /*wait=*/true);
+  if (!l.ok()) return l.status();
+  *out = std::move(*l);
+  return Status::ok();
+}
+
+Result<std::unique_ptr<Mailbox>> Mailbox::create(io::Env& env, const std::string& dir,
+                                                 const MailboxHeader& header) {
+  if (header.unique_id.empty() || header.uidvalidity == 0) {
+    return Status::invalid("a new mailbox needs a unique id and a UIDVALIDITY");
+  }
+  DARIUS_RETURN_IF_ERROR(env.createDir(dir));
+  // Order (docs/formats/index.md, "Creation"): cache, then index, then the header file last
+  // and the directory sync; a directory without a valid header is not a mailbox, so a crash
+  // part-way leaves debris that reconstruct removes, never a half mailbox.
+  IndexHeader ih;
+  ih.uidvalidity = header.uidvalidity;
+  ih.cache_generation = 1;
+  struct File {
+    std::string_view name;
+    std::string bytes;
+  } files[] = {{kCacheFileName, encodeCacheHeader(1)}, {kIndexFileName, encodeIndexHeader(ih)}};
+  for (const File& f : files) {
+    auto w = env.openWritable(dir + "/" + std::string(f.name), io::Env::OpenMode::kCreateNew);
+    if (!w.ok()) return w.status();
+    DARIUS_RETURN_IF_ERROR((*w)->append(f.bytes));
+    DARIUS_RETURN_IF_ERROR((*w)->sync());
+    DARIUS_RETURN_IF_ERROR((*w)->close());
+  }
+  DARIUS_RETURN_IF_ERROR(writeMailboxHeader(env, dir, header));  // syncs `dir`
+  size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) DARIUS_RETURN_IF_ERROR(env.syncDir(dir.substr(0, slash)));
+  return open(env, dir);
+}
+
+Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& dir) {
+  std::unique_ptr<Mailbox> m(new Mailbox(env, dir));
+  auto h = readMailboxHeader(env, dir);
+  if (!h.ok()) return h.status();
+  m->header_ = std::move(*h);
+  DARIUS_RETURN_IF_ERROR(m->refresh());
+  if (m->tail_suspect_) {
+    io::FileLock l;
+    DARIUS_RETURN_IF_ERROR(m->lock(io::LockMode::kExclusive, &l));
+    DARIUS_RETURN_IF_ERROR(m->remapIndex());
+    DARIUS_RETURN_IF_ERROR(m->loadIndexHeader());
+    if (m->tail_suspect_) DARIUS_RETURN_IF_ERROR(m->repairTornAppend());
+  }
+  return m;
+}
+
+Status Mailbox::remapIndex() {
+  std::string p = path(kIndexFileName);
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) {
+    return errno == ENOENT ? Status::notFound(p + ": no index") : Status::fromErrno(errno, p);
+  }
+  if (!index_fd_.valid() || static_cast<uint64_t>(st.st_ino) != index_ino_) {
+    auto fd = io::openFile(p, O_RDONLY | O_CLOEXEC);
+    if (!fd.ok()) return fd.status();
+    index_fd_ = std::move(*fd);
+    if (::fstat(index_fd_.get(), &st) != 0) return Status::fromErrno(errno, p);
+    index_ino_ = static_cast<uint64_t>(st.st_ino);
+    index_map_.reset();
+  }
+  if (index_map_.size() != static_cast<size_t>(st.st_size)) {
+    auto mapped = io::MappedFile::map(index_fd_.get(), static_cast<size_t>(st.st_size), false);
+    if (!mapped.ok()) return mapped.status();
+    index_map_ = std::move(*mapped);
+  }
+  return Status::ok();
+}
+
+Status Mailbox::loadIndexHeader() {
+  std::string_view v = index_map_.view();
+  auto h = decodeIndexHeader(v);
+  if (!h.ok()) return Status::corruption(path(kIndexFileName) + ": " + h.status().message());
+  uint64_t need = kIndexHeaderSize + uint64_t{h->num_records} * kIndexRecordSize;
+  tail_suspect_ = false;
+  if (need > v.size()) {
+    tail_suspect_ = true;  // the header reached the disk, the appended records did not
+  } else if (h->prev_num_records < h->num_records) {
+    size_t from = kIndexHeaderSize + size_t{h->prev_num_records} * kIndexRecordSize;
+    tail_suspect_ = crc32Of(v.substr(from, need - from)) != h->tail_crc;
+  }
+  if (tail_suspect_) {
+    // Until a writer repairs it, everyone sees the state before that append; it was never
+    // acknowledged (its sync did not complete).
+    h->num_records = h->prev_num_records;
+  }
+  index_ = *h;
+  return Status::ok();
+}
+
+Status Mailbox::refresh() {
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kShared, &l));
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  return loadIndexHeader();
+}
+
+Result<std::string> Mailbox::recordBytes(size_t i) const {
+  if (i >= index_.num_records) return Status::invalid("record number out of range");
+  size_t off = kIndexHeaderSize + i * kIndexRecordSize;
+  if (off + kIndexRecordSize > index_map_.size()) {
+    return Status::corruption(path(kIndexFileName) + ": record " + std::to_string(i) +
+                              " lies past the end of the file");
+  }
+  return std::string(index_map_.view().substr(off, kIndexRecordSize));
+}
+
+Result<IndexRecord> Mailbox::record(size_t i) const {
+  auto bytes = recordBytes(i);
+  if (!bytes.ok()) return bytes.status();
+  auto r = decodeIndexRecord(*bytes);
+  if (r.ok()) return r;
+  // Perhaps a writer was rewriting it in place: read again once it has finished.
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kShared, &l));
+  bytes = recordBytes(i);
+  if (!bytes.ok()) return bytes.status();
+  r = decodeIndexRecord(*bytes);
+  if (!r.ok()) {
+    return Status::corruption(path(kIndexFileName) + ": offset " +
+                              std::to_string(kIndexHeaderSize + i * kIndexRecordSize) + ": " +
+                              r.status().message());
+  }
+  return r;
+}
+
+Result<int64_t> Mailbox::findUid(uint32_t uid) const {
+  size_t lo = 0, hi = index_.num_records;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    auto r = record(mid);
+    if (!r.ok()) return r.status();
+    if (r->uid == uid) return static_cast<int64_t>(mid);
+    if (r->uid < uid) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return int64_t{-1};
+}
+
+Status Mailbox::remapCache(uint64_t need) const {
+  if (need <= cache_map_.size()) return Status::ok();
+  std::string p = path(kCacheFileName);
+  if (!cache_fd_.valid()) {
+    auto fd = io::openFile(p, O_RDONLY | O_CLOEXEC);
+    if (!fd.ok()) return fd.status();
+    cache_fd_ = std::move(*fd);
+  }
+  struct stat st {};
+  if (::fstat(cache_fd_.get(), &st) != 0) return Status::fromErrno(errno, p);
+  if (static_cast<uint64_t>(st.st_size) < need) {
+    return Status::corruption(p + ": record at " + std::to_string(need) +
+                              " lies past the end of the file");
+  }
+  auto mapped = io::MappedFile::map(cache_fd_.get(), static_cast<size_t>(st.st_size), false);
+  if (!mapped.ok()) return mapped.status();
+  cache_map_ = std::move(*mapped);
+  return Status::ok();
+}
+
+Result<CacheEntry> Mailbox::cache(const IndexRecord& r) const {
+  if (r.cache_offset == 0) return Status::notFound("no cache record");
+  if (r.cache_offset < kCacheHeaderSize) {
+    return Status::corruption(path(kCacheFileName) + ": offset " +
+                              std::to_string(r.cache_offset) + " is inside the header");
+  }
+  DARIUS_RETURN_IF_ERROR(remapCache(r.cache_offset + kCacheRecordOverhead));
+  auto e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset));
+  if (!e.ok() && e.status().message().find("runs past") != std::string::npos) {
+    // The mapping may predate the record's payload; map the whole file again and retry.
+    cache_map_.reset();
+    DARIUS_RETURN_IF_ERROR(remapCache(r.cache_offset + kCacheRecordOverhead));
+    e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset));
+  }
+  if (!e.ok()) {
+    return Status::corruption(path(kCacheFileName) + ": offset " +
+                              std::to_string(r.cache_offset) + ": " + e.status().message());
+  }
+  return e;
+}
+
+std::string Mailbox::messagePath(uint32_t uid) const {
+  return dir_ + "/" + std::to_string(uid) + ".";
+}
+
+}  // namespace darius::mailbox

@@ -1,0 +1,139 @@
+// Mailbox: one open mailbox directory (DESIGN.md §3, docs/formats/index.md): its header file,
+// its mmap'd index and cache, and its message files `UID.`. Reads come from the mappings;
+// writes (append, flag changes, expunge, index rewrite) go through the Env under the mailbox's
+// exclusive lock, so the crash tests can cut power anywhere in them.
+//
+// Consistency: a Mailbox works on a snapshot: the index header as of the last refresh().
+// Records past the snapshot's count are not visible until the next refresh(); records inside
+// it show their latest flags. Every write refreshes first (under the lock), so writers never
+// work on a stale view. A change by another handle, thread or process becomes visible at the
+// next refresh() — the change log wakes waiters (change_watcher.h).
+//
+// Locking: `darius.lock` in the directory, an OFD lock (lib/io/file_lock.h): shared for
+// refresh(), exclusive for writes. Readers of records take no lock: a record being rewritten
+// in place is detected by its CRC and re-read under the shared lock.
+//
+// Ownership: a Mailbox owns its fds and mappings; the Env must outlive it.
+// Thread-safety: one Mailbox object is used by one thread at a time; open one per thread or
+// session. Distinct objects on the same directory exclude each other through the lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/base/result.h"
+#include "lib/io/env.h"
+#include "lib/io/fd.h"
+#include "lib/io/file_lock.h"
+#include "lib/io/mapped_file.h"
+#include "mailbox/cache_format.h"
+#include "mailbox/header_file.h"
+#include "mailbox/index_format.h"
+#include "mailbox/message_stage.h"
+
+namespace darius::mailbox {
+
+inline constexpr std::string_view kIndexFileName = "darius.index";
+inline constexpr std::string_view kCacheFileName = "darius.cache";
+inline constexpr std::string_view kExpungedFileName = "darius.expunged";
+inline constexpr std::string_view kLockFileName = "darius.lock";
+
+struct AppendRequest {
+  const StagedMessage* message = nullptr;
+  int64_t internal_date = 0;
+  int16_t tz_offset_minutes = 0;
+  uint32_t system_flags = 0;          // kFlagSeen etc.; kFlagExpunged is refused
+  std::vector<std::string> keywords;  // user flags; new names are added to the header
+};
+
+struct Appended {
+  uint32_t uid = 0;
+  uint64_t modseq = 0;
+};
+
+struct FlagChange {
+  enum class Op { kAdd, kRemove, kReplace };
+  uint32_t uid = 0;
+  Op op = Op::kAdd;
+  uint32_t system_flags = 0;
+  std::vector<std::string> keywords;
+  uint64_t unchanged_since = 0;  // RFC 7162 UNCHANGEDSINCE; 0 = unconditional
+};
+
+struct FlagResult {
+  uint32_t uid = 0;
+  enum class Outcome { kChanged, kUnchanged, kModified, kGone } outcome = Outcome::kGone;
+  IndexRecord record;  // the record after the change (or as found)
+};
+
+class Mailbox {
+ public:
+  ~Mailbox();
+  Mailbox(const Mailbox&) = delete;
+  Mailbox& operator=(const Mailbox&) = delete;
+
+  // Creates `dir` (whose parent must exist) with an empty index and cache and the given
+  // header; kExists if `dir` exists. Durable when it returns.
+  static base::Result<std::unique_ptr<Mailbox>> create(io::Env& env, const std::string& dir,
+                                                       const MailboxHeader& header);
+  // kNotFound if there is no mailbox in `dir`; kCorruption (with the file and offset) if its
+  // files are damaged beyond what open repairs by itself.
+  static base::Result<std::unique_ptr<Mailbox>> open(io::Env& env, const std::string& dir);
+
+  const std::string& dir() const { return dir_; }
+  const MailboxHeader& header() const { return header_; }
+  const IndexHeader& index() const { return index_; }
+
+  // Picks up changes made through other handles since the last refresh().
+  base::Status refresh();
+
+  // Records of the snapshot, expunged-in-place ones included (check IndexRecord::live()).
+  size_t recordCount() const { return index_.num_records; }
+  base::Result<IndexRecord> record(size_t i) const;
+  // Position of `uid` among the records, or -1 (binary search: UIDs ascend).
+  base::Result<int64_t> findUid(uint32_t uid) const;
+  base::Result<CacheEntry> cache(const IndexRecord& r) const;
+  std::string messagePath(uint32_t uid) const;
+
+  // Links each staged message into the mailbox with the next UIDs; durable when it returns.
+  base::Result<std::vector<Appended>> append(std::span<const AppendRequest> requests);
+  // One modseq for the whole call (RFC 7162 §3.2 allows it); results in `changes` order.
+  base::Result<std::vector<FlagResult>> store(std::span<const FlagChange> changes);
+  // Phase-1 expunge: the records are marked expunged (and leave the index at the next
+  // rewrite, for darius.expunged); the files stay. Returns the expunge modseq.
+  base::Result<uint64_t> expunge(std::span<const uint32_t> uids);
+  // Rewrites the index without expunged records (they are appended to darius.expunged first)
+  // under a new generation. Runs by itself when expunged records pass a threshold.
+  base::Status compact();
+
+  // Expunged records that left the index (for QRESYNC VANISHED and undelete).
+  base::Result<std::vector<IndexRecord>> expungedRecords() const;
+
+ private:
+  Mailbox(io::Env& env, std::string dir) : env_(env), dir_(std::move(dir)) {}
+  std::string path(std::string_view name) const { return dir_ + "/" + std::string(name); }
+  base::Status lock(io::LockMode mode, io::FileLock* out) const;
+  base::Status remapIndex();
+  base::Status remapCache(uint64_t need) const;
+  base::Status loadIndexHeader();
+  base::Status repairTornAppend();
+  base::Status writeIndexHeader(io::WritableFile& f, IndexHeader h);
+  base::Result<std::string> recordBytes(size_t i) const;
+  base::Result<int> userFlagBit(const std::string& keyword, MailboxHeader& h, bool create);
+
+  io::Env& env_;
+  std::string dir_;
+  MailboxHeader header_;
+  IndexHeader index_;
+  bool tail_suspect_ = false;  // the last append's records did not match its header
+  io::UniqueFd index_fd_;
+  uint64_t index_ino_ = 0;
+  io::MappedFile index_map_;
+  mutable io::UniqueFd cache_fd_;
+  mutable io::MappedFile cache_map_;
+};
+
+}  // namespace darius::mailbox

@@ -1,0 +1,315 @@
+// Writes to a mailbox: append, flag changes, phase-1 expunge, and the repair of a torn append.
+// Each runs under the exclusive lock on a freshly loaded header, and ends with one fsync of the
+// index (docs/formats/index.md, "Commit").
+#include <ctime>
+#include <set>
+
+#include "mailbox/mailbox.h"
+
+namespace darius::mailbox {
+
+using base::Result;
+using base::Status;
+
+namespace {
+
+// Expunged records pile up in the index until this many (or a quarter of the index), then a
+// rewrite moves them out: a rewrite costs O(mailbox) so it must be rare, but readers skip
+// expunged records one by one, so they must not dominate either.
+constexpr uint32_t kCompactMinExpunged = 256;
+
+}  // namespace
+
+Result<int> Mailbox::userFlagBit(const std::string& keyword, MailboxHeader& h, bool create) {
+  int bit = h.findUserFlag(keyword);
+  if (bit >= 0 || !create) return bit;
+  if (h.user_flags.size() >= static_cast<size_t>(kMaxUserFlags)) {
+    return Status::tooBig("mailbox already has " + std::to_string(kMaxUserFlags) +
+                          " keywords");
+  }
+  h.user_flags.push_back(keyword);
+  return static_cast<int>(h.user_flags.size() - 1);
+}
+
+Status Mailbox::writeIndexHeader(io::WritableFile& f, IndexHeader h) {
+  DARIUS_RETURN_IF_ERROR(f.pwrite(0, encodeIndexHeader(h)));
+  DARIUS_RETURN_IF_ERROR(f.sync());
+  index_ = h;
+  return remapIndex();
+}
+
+// Called with the exclusive lock when the last append's header reached the disk without its
+// records. The append was never acknowledged, so it is rolled back: its message files go, the
+// counts are recomputed, and the UIDs it took stay used (UIDs never go backwards).
+Status Mailbox::repairTornAppend() {
+  IndexHeader h = index_;  // loadIndexHeader() already cut num_records back
+  uint32_t max_uid = 0;
+  h.num_deleted = h.num_seen = h.num_answered = h.num_flagged = 0;
+  h.num_expunged = 0;
+  h.quota_used = 0;
+  for (size_t i = 0; i < h.num_records; ++i) {
+    auto r = record(i);
+    if (!r.ok()) return r.status();
+    max_uid = std::max(max_uid, r->uid);
+    if (!r->live()) ++h.num_expunged;
+    accountRecord(h, *r, +1);
+  }
+  auto gone = expungedRecords();
+  if (!gone.ok()) return gone.status();
+  for (const IndexRecord& r : *gone) max_uid = std::max(max_uid, r.uid);
+  for (uint32_t uid = max_uid + 1; uid < h.uidnext; ++uid) {
+    Status s = env_.removeFile(messagePath(uid));
+    if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
+  }
+  DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
+  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+  if (!f.ok()) return f.status();
+  h.prev_num_records = h.num_records;
+  h.tail_crc = 0;
+  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  tail_suspect_ = false;
+  return (*f)->close();
+}
+
+Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> requests) {
+  std::vector<Appended> out;
+  if (requests.empty()) return out;
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  auto disk_header = readMailboxHeader(env_, dir_);
+  if (!disk_header.ok()) return disk_header.status();
+  MailboxHeader mh = std::move(*disk_header);
+  size_t known_flags = mh.user_flags.size();
+
+  IndexHeader h = index_;
+  if (uint64_t{h.uidnext} + requests.size() >= UINT32_MAX) {
+    return Status::tooBig("UIDs of this mailbox are exhausted; it needs a new UIDVALIDITY");
+  }
+  uint64_t modseq = h.highest_modseq + 1;
+  int64_t now = static_cast<int64_t>(::time(nullptr));
+  std::vector<IndexRecord> records;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const AppendRequest& q = requests[i];
+    if (q.message == nullptr || (q.system_flags & ~(kKnownFlagBits & ~kFlagExpunged)) != 0) {
+      return Status::invalid("append: bad message or flags");
+    }
+    IndexRecord r;
+    r.uid = h.uidnext + static_cast<uint32_t>(i);
+    r.system_flags = q.system_flags;
+    r.internal_date = q.internal_date;
+    r.tz_offset_minutes = q.tz_offset_minutes;
+    r.save_date = now;
+    r.size = q.message->size;
+    r.header_size = q.message->header_size;
+    r.modseq = modseq;
+    r.guid = q.message->guid;
+    for (const std::string& k : q.keywords) {
+      auto bit = userFlagBit(k, mh, true);
+      if (!bit.ok()) return bit.status();
+      r.setUserFlag(*bit, true);
+    }
+    records.push_back(r);
+  }
+  // New keyword names must be durable before any record uses their bits.
+  if (mh.user_flags.size() != known_flags) DARIUS_RETURN_IF_ERROR(writeMailboxHeader(env_, dir_, mh));
+  header_ = mh;
+
+  // 1. The message files, under their UIDs. A file already there belongs to an append that
+  //    crashed before its commit (its UID was never acknowledged): replace it.
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::string target = messagePath(records[i].uid);
+    Status s = env_.removeFile(target);
+    if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
+    s = env_.linkFile(requests[i].message->path, target);
+    if (!s.isOk()) {
+      // A stage directory on another filesystem (DESIGN.md §8): copy instead of linking.
+      auto bytes = env_.readFile(requests[i].message->path);
+      if (!bytes.ok()) return s;
+      auto w = env_.openWritable(target, io::Env::OpenMode::kCreateNew);
+      if (!w.ok()) return w.status();
+      DARIUS_RETURN_IF_ERROR((*w)->append(*bytes));
+      DARIUS_RETURN_IF_ERROR((*w)->sync());
+      DARIUS_RETURN_IF_ERROR((*w)->close());
+    }
+  }
+  DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
+
+  // 2. The cache records, durable before an index record points at them.
+  {
+    auto c = env_.openWritable(path(kCacheFileName), io::Env::OpenMode::kAppend);
+    if (!c.ok()) return c.status();
+    std::string batch;
+    uint64_t base = (*c)->size();
+    for (size_t i = 0; i < records.size(); ++i) {
+      records[i].cache_offset = base + batch.size();
+      batch += encodeCacheRecord(requests[i].message->cache);
+    }
+    DARIUS_RETURN_IF_ERROR((*c)->append(batch));
+    DARIUS_RETURN_IF_ERROR((*c)->sync());
+    DARIUS_RETURN_IF_ERROR((*c)->close());
+  }
+
+  // 3. The index: records after the committed ones, then the header that commits them; one
+  //    fsync. The header's tail CRC tells a reader whether the records made it too.
+  std::string tail;
+  for (const IndexRecord& r : records) {
+    tail += encodeIndexRecord(r);
+    accountRecord(h, r, +1);
+    out.push_back({r.uid, r.modseq});
+  }
+  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+  if (!f.ok()) return f.status();
+  DARIUS_RETURN_IF_ERROR(
+      (*f)->pwrite(kIndexHeaderSize + uint64_t{h.num_records} * kIndexRecordSize, tail));
+  h.prev_num_records = h.num_records;
+  h.num_records += static_cast<uint32_t>(records.size());
+  h.tail_crc = crc32Of(tail);
+  h.uidnext += static_cast<uint32_t>(records.size());
+  h.highest_modseq = modseq;
+  h.last_append_date = now;
+  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  DARIUS_RETURN_IF_ERROR((*f)->close());
+  return out;
+}
+
+Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> changes) {
+  std::vector<FlagResult> out;
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  auto disk_header = readMailboxHeader(env_, dir_);
+  if (!disk_header.ok()) return disk_header.status();
+  MailboxHeader mh = std::move(*disk_header);
+  size_t known_flags = mh.user_flags.size();
+  IndexHeader h = index_;
+  uint64_t modseq = h.highest_modseq + 1;
+
+  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+  if (!f.ok()) return f.status();
+  bool changed_any = false;
+  for (const FlagChange& c : changes) {
+    FlagResult res;
+    res.uid = c.uid;
+    if ((c.system_flags & ~(kKnownFlagBits & ~kFlagExpunged)) != 0) {
+      return Status::invalid("store: unknown system flag bits");
+    }
+    auto pos = findUid(c.uid);
+    if (!pos.ok()) return pos.status();
+    if (*pos < 0) {
+      out.push_back(res);
+      continue;
+    }
+    auto r = record(static_cast<size_t>(*pos));
+    if (!r.ok()) return r.status();
+    res.record = *r;
+    if (!r->live()) {
+      out.push_back(res);
+      continue;
+    }
+    if (c.unchanged_since != 0 && r->modseq > c.unchanged_since) {
+      res.outcome = FlagResult::Outcome::kModified;
+      out.push_back(res);
+      continue;
+    }
+    IndexRecord n = *r;
+    UserFlags bits{};
+    for (const std::string& k : c.keywords) {
+      auto bit = userFlagBit(k, mh, c.op != FlagChange::Op::kRemove);
+      if (!bit.ok()) return bit.status();
+      if (*bit >= 0) bits[*bit / 64] |= uint64_t{1} << (*bit % 64);
+    }
+    switch (c.op) {
+      case FlagChange::Op::kAdd:
+        n.system_flags |= c.system_flags;
+        for (int w = 0; w < 2; ++w) n.user_flags[w] |= bits[w];
+        break;
+      case FlagChange::Op::kRemove:
+        n.system_flags &= ~c.system_flags;
+        for (int w = 0; w < 2; ++w) n.user_flags[w] &= ~bits[w];
+        break;
+      case FlagChange::Op::kReplace:
+        n.system_flags = c.system_flags;
+        n.user_flags = bits;
+        break;
+    }
+    if (n.system_flags == r->system_flags && n.user_flags == r->user_flags) {
+      res.outcome = FlagResult::Outcome::kUnchanged;
+      out.push_back(res);
+      continue;
+    }
+    if (mh.user_flags.size() != known_flags) {
+      // New keyword names are durable before a record uses their bits.
+      DARIUS_RETURN_IF_ERROR(writeMailboxHeader(env_, dir_, mh));
+      known_flags = mh.user_flags.size();
+    }
+    n.modseq = modseq;
+    accountRecord(h, *r, -1);
+    accountRecord(h, n, +1);
+    DARIUS_RETURN_IF_ERROR((*f)->pwrite(
+        kIndexHeaderSize + static_cast<uint64_t>(*pos) * kIndexRecordSize, encodeIndexRecord(n)));
+    changed_any = true;
+    res.outcome = FlagResult::Outcome::kChanged;
+    res.record = n;
+    out.push_back(res);
+  }
+  header_ = mh;
+  if (changed_any) {
+    h.highest_modseq = modseq;
+    h.prev_num_records = h.num_records;  // the last append is long durable
+    h.tail_crc = 0;
+    DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  }
+  DARIUS_RETURN_IF_ERROR((*f)->close());
+  return out;
+}
+
+Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  IndexHeader h = index_;
+  uint64_t modseq = h.highest_modseq + 1;
+  std::set<uint32_t> wanted(uids.begin(), uids.end());
+  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+  if (!f.ok()) return f.status();
+  bool any = false;
+  for (uint32_t uid : wanted) {
+    auto pos = findUid(uid);
+    if (!pos.ok()) return pos.status();
+    if (*pos < 0) continue;
+    auto r = record(static_cast<size_t>(*pos));
+    if (!r.ok()) return r.status();
+    if (!r->live()) continue;
+    IndexRecord n = *r;
+    accountRecord(h, n, -1);
+    n.system_flags |= kFlagExpunged;
+    n.modseq = modseq;
+    ++h.num_expunged;
+    DARIUS_RETURN_IF_ERROR((*f)->pwrite(
+        kIndexHeaderSize + static_cast<uint64_t>(*pos) * kIndexRecordSize, encodeIndexRecord(n)));
+    any = true;
+  }
+  if (!any) {
+    DARIUS_RETURN_IF_ERROR((*f)->close());
+    return index_.highest_modseq;
+  }
+  h.highest_modseq = modseq;
+  h.prev_num_records = h.num_records;
+  h.tail_crc = 0;
+  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  DARIUS_RETURN_IF_ERROR((*f)->close());
+  if (h.num_expunged >= std::max(kCompactMinExpunged, h.num_records / 4)) {
+    l.unlock();  // compact() takes the lock itself
+    DARIUS_RETURN_IF_ERROR(compact());
+  }
+  return modseq;
+}
+
+}  // namespace darius::mailbox

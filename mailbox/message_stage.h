@@ -1,0 +1,43 @@
+// Staging a message (DESIGN.md §3): the bytes are written once to the partition's stage
+// directory and fsync'd, then hard-linked into every target mailbox (single-instance store), and
+// the stage file is removed. The GUID (SHA-1 of the bytes) and the header size are computed
+// here, once, for all targets.
+//
+// Ownership: a StagedMessage owns nothing but its path; the caller removes the file with
+// unstage() after linking (a crash leaves it behind; cleanStageDir() removes leftovers when
+// the partition is opened). Thread-safety: functions are safe from any thread; stage names are
+// unique per process, thread and call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "lib/base/result.h"
+#include "lib/io/env.h"
+#include "mailbox/cache_format.h"
+#include "mailbox/index_format.h"
+
+namespace darius::mailbox {
+
+struct StagedMessage {
+  std::string path;          // the fsync'd file in the stage directory
+  uint64_t size = 0;
+  uint32_t header_size = 0;  // bytes up to and including the blank line (all if none)
+  Guid guid{};
+  CacheEntry cache;          // filled by whoever parses the message (lib/mime)
+};
+
+// Messages must already be in canonical CRLF form (the protocol layers normalise).
+base::Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
+                                         std::string_view bytes);
+base::Status unstage(io::Env& env, const StagedMessage& m);
+
+// Removes every file in `stage_dir` (leftovers of a crash); creates the directory if missing.
+base::Status cleanStageDir(io::Env& env, const std::string& stage_dir);
+
+Guid sha1Of(std::string_view bytes);
+std::string guidHex(const Guid& g);
+uint32_t headerSizeOf(std::string_view message);
+
+}  // namespace darius::mailbox
