@@ -170,6 +170,13 @@ Result<IndexRecord> decodeIndexRecord(std::string_view in) {
   return r;
 }
 
+std::string expungedFileHeader() {
+  std::string out = "DARIUSEX";
+  out += std::string("\x01\x00\x00\x00", 4);
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((kIndexRecordSize >> (8 * i)) & 0xff));
+  return out;
+}
+
 void accountRecord(IndexHeader& h, const IndexRecord& r, int sign) {
   if (!r.live()) return;
   auto adjust = [sign](uint32_t& n, bool on) {

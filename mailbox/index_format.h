@@ -100,4 +100,9 @@ void accountRecord(IndexHeader& h, const IndexRecord& r, int sign);
 
 uint32_t crc32Of(std::string_view bytes);
 
+// darius.expunged: a 16-byte header ("DARIUSEX", u16 major 1, u16 minor 0, u32 record size),
+// then records in this file's layout, in the order they left the index. Only grows; `darius
+// expire` will rewrite it when it removes the files.
+std::string expungedFileHeader();
+
 }  // namespace darius::mailbox

@@ -77,6 +77,8 @@ Status Mailbox::remapIndex() {
     if (::fstat(index_fd_.get(), &st) != 0) return Status::fromErrno(errno, p);
     index_ino_ = static_cast<uint64_t>(st.st_ino);
     index_map_.reset();
+    cache_map_.reset();  // a new index may come with a new cache (reconstruct)
+    cache_fd_.reset();
   }
   if (index_map_.size() != static_cast<size_t>(st.st_size)) {
     auto mapped = io::MappedFile::map(index_fd_.get(), static_cast<size_t>(st.st_size), false);
@@ -176,6 +178,17 @@ Status Mailbox::remapCache(uint64_t need) const {
   auto mapped = io::MappedFile::map(cache_fd_.get(), static_cast<size_t>(st.st_size), false);
   if (!mapped.ok()) return mapped.status();
   cache_map_ = std::move(*mapped);
+  // A cache of another generation (reconstruct renamed a new one in, or a crash came between
+  // its two renames) must not be read with this index's offsets.
+  auto gen = decodeCacheHeader(cache_map_.view());
+  if (!gen.ok() || *gen != index_.cache_generation) {
+    cache_map_.reset();
+    cache_fd_.reset();
+    return Status::corruption(p + ": " + (gen.ok() ? "generation " + std::to_string(*gen) +
+                                                         " does not match the index's " +
+                                                         std::to_string(index_.cache_generation)
+                                                   : gen.status().message()));
+  }
   return Status::ok();
 }
 

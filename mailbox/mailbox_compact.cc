@@ -14,18 +14,7 @@ using base::Status;
 
 namespace {
 
-// darius.expunged: a 16-byte header ("DARIUSEX", u16 major, u16 minor, u32 record size), then
-// index records (version 1 layout) in the order they were expunged. It only grows; `darius
-// expire` will rewrite it when it removes the files.
-constexpr std::string_view kExpungedMagic = "DARIUSEX";
 constexpr size_t kExpungedHeaderSize = 16;
-
-std::string expungedFileHeader() {
-  std::string out(kExpungedMagic);
-  out += std::string("\x01\x00\x00\x00", 4);
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((kIndexRecordSize >> (8 * i)) & 0xff));
-  return out;
-}
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "lib/io/fd.h"
 #include "lib/io/temp_dir.h"
+#include "mailbox/reconstruct.h"
 
 namespace darius::mailbox {
 namespace {
@@ -286,6 +287,112 @@ TEST_F(MailboxTest, AppendersInSeveralProcesses) {
     ASSERT_TRUE(bytes.ok());
     EXPECT_EQ(sha1Of(*bytes), r->guid);
   }
+}
+
+CacheEntry fillFromBytes(std::string_view m) {
+  CacheEntry e;
+  e.envelope = "envelope " + std::string(m.substr(m.find("message ") + 8, m.find("\r\n\r\n") - m.find("message ") - 8));
+  return e;
+}
+
+struct Seen {
+  uint32_t uid, flags;
+  Guid guid;
+  bool operator==(const Seen&) const = default;
+};
+std::vector<Seen> contents(Mailbox& m) {
+  EXPECT_TRUE(m.refresh().isOk());
+  std::vector<Seen> out;
+  for (size_t i = 0; i < m.recordCount(); ++i) {
+    auto r = m.record(i);
+    EXPECT_TRUE(r.ok());
+    if (r.ok() && r->live()) out.push_back({r->uid, r->system_flags, r->guid});
+  }
+  return out;
+}
+
+TEST_F(MailboxTest, ReconstructOfAHealthyMailboxFindsNothing) {
+  auto m = createBox();
+  appendN(*m, 1, 5, kFlagSeen);
+  ASSERT_TRUE(m->expunge(std::vector<uint32_t>{2}).ok());
+  auto r = reconstructMailbox(env(), dir_, {.dry_run = true, .fill_cache = {}});
+  ASSERT_TRUE(r.ok()) << r.status().toString();
+  EXPECT_TRUE(r->problems.empty()) << r->problems.front();
+  EXPECT_FALSE(r->changed);
+  EXPECT_EQ(r->messages, 4u);
+}
+
+// Issue 4: deleting or corrupting the index and cache, then reconstructing, gives back the
+// same UIDs, flags and message bytes.
+TEST_F(MailboxTest, ReconstructAfterLosingIndexAndCacheKeepsUidsAndFiles) {
+  auto m = createBox();
+  appendN(*m, 1, 6);
+  ASSERT_TRUE(m->store(std::vector<FlagChange>{{3, FlagChange::Op::kAdd, kFlagFlagged, {}, 0}}).ok());
+  ASSERT_TRUE(m->expunge(std::vector<uint32_t>{4}).ok());
+  auto before = contents(*m);
+  m.reset();
+
+  // 1. A flipped byte in one record and a damaged cache: flags of intact records survive.
+  {
+    auto f = env().openWritable(dir_ + "/darius.index", io::Env::OpenMode::kAppend);
+    ASSERT_TRUE((*f)->pwrite(kIndexHeaderSize + 1 * kIndexRecordSize + 30, "\x55").isOk());
+    ASSERT_TRUE((*f)->close().isOk());
+    auto c = env().openWritable(dir_ + "/darius.cache", io::Env::OpenMode::kAppend);
+    ASSERT_TRUE((*c)->pwrite(kCacheHeaderSize + 10, "garbage").isOk());
+    ASSERT_TRUE((*c)->close().isOk());
+  }
+  ReconstructOptions opts{.dry_run = true, .fill_cache = fillFromBytes};
+  auto dry = reconstructMailbox(env(), dir_, opts);
+  ASSERT_TRUE(dry.ok());
+  EXPECT_TRUE(dry->changed);
+  EXPECT_FALSE(dry->problems.empty());
+  opts.dry_run = false;
+  auto fixed = reconstructMailbox(env(), dir_, opts);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().toString();
+  auto again = Mailbox::open(env(), dir_);
+  ASSERT_TRUE(again.ok()) << again.status().toString();
+  auto after = contents(**again);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].uid, before[i].uid);
+    EXPECT_EQ(after[i].guid, before[i].guid);
+    if (after[i].uid != 2) {
+      EXPECT_EQ(after[i].flags, before[i].flags) << after[i].uid;
+    }
+  }
+  EXPECT_EQ((*again)->index().uidnext, 7u);
+  for (size_t i = 0; i < (*again)->recordCount(); ++i) {
+    auto r = (*again)->record(i);
+    auto c = (*again)->cache(*r);
+    ASSERT_TRUE(c.ok()) << c.status().toString();
+    EXPECT_EQ(c->envelope, "envelope " + std::to_string(r->uid));
+  }
+  // Expunged UID 4 stays expunged, its file kept.
+  EXPECT_EQ(*(*again)->findUid(4), -1);
+  EXPECT_TRUE(*env().fileExists((*again)->messagePath(4)));
+  auto gone = (*again)->expungedRecords();
+  ASSERT_TRUE(gone.ok());
+  ASSERT_EQ(gone->size(), 1u);
+  auto clean = reconstructMailbox(env(), dir_, {.dry_run = true, .fill_cache = {}});
+  ASSERT_TRUE(clean.ok());
+  EXPECT_TRUE(clean->problems.empty()) << clean->problems.front();
+  again->reset();
+
+  // 2. Both files deleted: UIDs and bytes come back from the files (flags are lost with them).
+  ASSERT_TRUE(env().removeFile(dir_ + "/darius.index").isOk());
+  ASSERT_TRUE(env().removeFile(dir_ + "/darius.cache").isOk());
+  EXPECT_EQ(Mailbox::open(env(), dir_).status().code(), Code::kNotFound);
+  auto rebuilt = reconstructMailbox(env(), dir_, opts);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().toString();
+  auto third = Mailbox::open(env(), dir_);
+  ASSERT_TRUE(third.ok()) << third.status().toString();
+  auto last = contents(**third);
+  ASSERT_EQ(last.size(), before.size());
+  for (size_t i = 0; i < last.size(); ++i) {
+    EXPECT_EQ(last[i].uid, before[i].uid);
+    EXPECT_EQ(last[i].guid, before[i].guid);
+  }
+  EXPECT_EQ((*third)->index().uidnext, 7u);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 # The store core: index, cache and header files, staging, and the Mailbox operations.
 list(APPEND MAILBOX_SOURCES
-  index_format.cc cache_format.cc header_file.cc message_stage.cc
+  index_format.cc cache_format.cc header_file.cc message_stage.cc reconstruct.cc
   mailbox.cc mailbox_write.cc mailbox_compact.cc)
 list(APPEND MAILBOX_TESTS
   index_format_test.cc mailbox_test.cc mailbox_crash_test.cc)

@@ -1,0 +1,262 @@
+#include "mailbox/reconstruct.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "lib/io/atomic_file.h"
+#include "lib/io/file_lock.h"
+#include "mailbox/header_file.h"
+#include "mailbox/index_format.h"
+#include "mailbox/mailbox.h"
+#include "mailbox/message_stage.h"
+
+namespace darius::mailbox {
+
+using base::Result;
+using base::Status;
+
+namespace {
+
+// `123.` -> 123; anything else (metadata, temp files, child mailboxes) -> 0.
+uint32_t uidOfFileName(std::string_view name) {
+  if (name.size() < 2 || name.size() > 11 || name.back() != '.' || name[0] == '0') return 0;
+  uint64_t v = 0;
+  for (char c : name.substr(0, name.size() - 1)) {
+    if (c < '0' || c > '9') return 0;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v > 0 && v < UINT32_MAX ? static_cast<uint32_t>(v) : 0;
+}
+
+struct OldState {
+  std::optional<IndexHeader> header;
+  std::map<uint32_t, IndexRecord> live;
+  std::map<uint32_t, IndexRecord> expunged;        // from the index and darius.expunged
+  std::map<uint32_t, IndexRecord> index_expunged;  // expunged in place, not yet moved out
+  std::string cache;  // the old cache file's bytes, if its generation matched
+};
+
+OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& report) {
+  OldState old;
+  auto bytes = env.readFile(dir + "/" + std::string(kIndexFileName));
+  if (!bytes.ok()) report.problems.push_back("index: " + bytes.status().message());
+  std::string_view v = bytes.ok() ? std::string_view(*bytes) : std::string_view();
+  auto h = bytes.ok() ? decodeIndexHeader(v) : Result<IndexHeader>(bytes.status());
+  size_t count = (v.size() < kIndexHeaderSize) ? 0 : (v.size() - kIndexHeaderSize) / kIndexRecordSize;
+  if (h.ok()) {
+    old.header = *h;
+    count = std::min<size_t>(count, h->num_records);
+    if (h->num_records > count) {
+      report.problems.push_back("index: header counts " + std::to_string(h->num_records) +
+                                " records, the file holds " + std::to_string(count));
+    }
+  } else if (bytes.ok()) {
+    report.problems.push_back("index: " + h.status().message());
+  }
+  uint32_t last = 0;
+  for (size_t i = 0; i < count; ++i) {
+    size_t off = kIndexHeaderSize + i * kIndexRecordSize;
+    auto r = decodeIndexRecord(v.substr(off, kIndexRecordSize));
+    if (!r.ok()) {
+      // Without a header, slots past the real end read as damage; only report committed ones.
+      if (old.header) report.problems.push_back("index offset " + std::to_string(off) + ": " + r.status().message());
+      continue;
+    }
+    if (r->uid <= last) {
+      report.problems.push_back("index offset " + std::to_string(off) + ": UID " +
+                                std::to_string(r->uid) + " out of order (dropped)");
+      continue;
+    }
+    last = r->uid;
+    if (r->live()) {
+      old.live[r->uid] = *r;
+    } else {
+      old.expunged[r->uid] = *r;
+      old.index_expunged[r->uid] = *r;
+    }
+  }
+  auto gone = env.readFile(dir + "/" + std::string(kExpungedFileName));
+  if (gone.ok()) {
+    for (size_t off = 16; off + kIndexRecordSize <= gone->size(); off += kIndexRecordSize) {
+      auto r = decodeIndexRecord(std::string_view(*gone).substr(off, kIndexRecordSize));
+      if (!r.ok()) continue;
+      old.expunged.emplace(r->uid, *r);
+      old.index_expunged.erase(r->uid);  // already moved out
+    }
+  }
+  auto cache = env.readFile(dir + "/" + std::string(kCacheFileName));
+  if (cache.ok()) {
+    auto gen = decodeCacheHeader(*cache);
+    if (gen.ok() && old.header && *gen == old.header->cache_generation) {
+      old.cache = std::move(*cache);
+    } else {
+      report.problems.push_back("cache: " + (gen.ok() ? std::string("generation does not match the index")
+                                                      : gen.status().message()));
+    }
+  } else {
+    report.problems.push_back("cache: " + cache.status().message());
+  }
+  return old;
+}
+
+}  // namespace
+
+Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& dir,
+                                             const ReconstructOptions& options) {
+  ReconstructReport report;
+  auto lock = io::FileLock::acquire(dir + "/" + std::string(kLockFileName),
+                                    io::LockMode::kExclusive, true);
+  if (!lock.ok()) return lock.status();
+  auto mh = readMailboxHeader(env, dir);
+  if (!mh.ok()) return mh.status();
+  OldState old = readOldState(env, dir, report);
+
+  auto names = env.listDir(dir);
+  if (!names.ok()) return names.status();
+  std::vector<uint32_t> file_uids;
+  for (const std::string& n : *names) {
+    if (uint32_t uid = uidOfFileName(n)) file_uids.push_back(uid);
+  }
+  std::sort(file_uids.begin(), file_uids.end());
+
+  IndexHeader h;
+  h.uidvalidity = mh->uidvalidity;
+  if (old.header) {
+    h = *old.header;
+    if (h.uidvalidity != mh->uidvalidity) {
+      report.problems.push_back("index: UIDVALIDITY " + std::to_string(h.uidvalidity) +
+                                " differs from the header file's " + std::to_string(mh->uidvalidity));
+      h.uidvalidity = mh->uidvalidity;
+    }
+  }
+  uint64_t max_modseq = old.header ? old.header->highest_modseq : 1;
+  for (auto& m : {&old.live, &old.expunged}) {
+    for (auto& [uid, r] : *m) max_modseq = std::max(max_modseq, r.modseq);
+  }
+  const uint64_t new_modseq = max_modseq + 1;
+
+  std::map<uint32_t, IndexRecord> records;  // the new index, live and expunged-in-place
+  std::map<uint32_t, CacheEntry> caches;
+  for (uint32_t uid : file_uids) {
+    std::string path = dir + "/" + std::to_string(uid) + ".";
+    auto old_live = old.live.find(uid);
+    if (old_live == old.live.end() && old.expunged.count(uid)) continue;  // stays expunged
+    auto bytes = env.readFile(path);
+    if (!bytes.ok()) return bytes.status();
+    IndexRecord r;
+    if (old_live != old.live.end()) {
+      r = old_live->second;
+      if (r.size != bytes->size() || r.guid != sha1Of(*bytes)) {
+        report.problems.push_back("UID " + std::to_string(uid) +
+                                  ": index record does not match the file (size or GUID)");
+        r.size = bytes->size();
+        r.guid = sha1Of(*bytes);
+        r.header_size = headerSizeOf(*bytes);
+        r.modseq = new_modseq;
+      }
+      for (int b = static_cast<int>(mh->user_flags.size()); b < kMaxUserFlags; ++b) {
+        if (r.hasUserFlag(b)) {
+          report.problems.push_back("UID " + std::to_string(uid) + ": keyword bit " +
+                                    std::to_string(b) + " has no name (cleared)");
+          r.setUserFlag(b, false);
+        }
+      }
+    } else {
+      report.problems.push_back("UID " + std::to_string(uid) + ": message file without index record");
+      struct stat st {};
+      r.uid = uid;
+      r.internal_date = ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_mtime) : 0;
+      r.save_date = r.internal_date;
+      r.size = bytes->size();
+      r.guid = sha1Of(*bytes);
+      r.header_size = headerSizeOf(*bytes);
+      r.modseq = new_modseq;
+    }
+    // The cache entry: kept when the old one is intact, else made again from the file.
+    CacheEntry entry;
+    bool have = false;
+    if (old_live != old.live.end() && r.cache_offset >= kCacheHeaderSize && r.cache_offset < old.cache.size()) {
+      auto e = decodeCacheRecord(std::string_view(old.cache).substr(r.cache_offset));
+      if (e.ok()) {
+        entry = std::move(*e);
+        have = true;
+      } else {
+        report.problems.push_back("UID " + std::to_string(uid) + ": cache record: " + e.status().message());
+      }
+    } else if (old_live != old.live.end() && !old.cache.empty()) {
+      report.problems.push_back("UID " + std::to_string(uid) + ": no cache record");
+    }
+    if (!have && options.fill_cache) entry = options.fill_cache(*bytes);
+    caches[uid] = std::move(entry);
+    records[uid] = r;
+  }
+  for (auto& [uid, r] : old.live) {
+    if (!records.count(uid)) {
+      report.problems.push_back("UID " + std::to_string(uid) + ": index record without message file (dropped)");
+    }
+  }
+  IndexHeader n;
+  n.uidvalidity = h.uidvalidity;
+  n.generation = h.generation + 1;
+  n.cache_generation = h.cache_generation + 1;
+  n.uidnext = h.uidnext;
+  n.highest_modseq = max_modseq;
+  n.last_append_date = h.last_append_date;
+  uint32_t max_uid = 0;
+  std::string record_bytes, cache_bytes = encodeCacheHeader(n.cache_generation);
+  for (auto& [uid, r] : old.expunged) max_uid = std::max(max_uid, uid);
+  for (auto& [uid, r] : records) {
+    IndexRecord rec = r;
+    max_uid = std::max(max_uid, uid);
+    CacheEntry& e = caches[uid];
+    rec.cache_offset = cache_bytes.size();
+    cache_bytes += encodeCacheRecord(e);
+    n.highest_modseq = std::max(n.highest_modseq, rec.modseq);
+    accountRecord(n, rec, +1);
+    record_bytes += encodeIndexRecord(rec);
+    ++n.num_records;
+  }
+  if (n.uidnext <= max_uid) {
+    if (old.header) {
+      report.problems.push_back("index: UIDNEXT " + std::to_string(n.uidnext) +
+                                " is not above the highest UID " + std::to_string(max_uid));
+    }
+    n.uidnext = max_uid + 1;
+  }
+  n.prev_num_records = n.num_records;
+  if (old.header) {
+    IndexHeader o = *old.header;
+    if (o.num_records - o.num_expunged != n.num_records || o.num_seen != n.num_seen ||
+        o.num_deleted != n.num_deleted || o.num_flagged != n.num_flagged ||
+        o.num_answered != n.num_answered || o.quota_used != n.quota_used) {
+      report.problems.push_back("index: header counts are wrong");
+    }
+  }
+  report.messages = n.num_records;
+  report.changed = !report.problems.empty();
+  if (!report.changed || options.dry_run) return report;
+
+  // Records expunged in place leave the index now, as a rewrite would move them
+  // (mailbox_compact.cc): into darius.expunged first, durable before the new index.
+  if (!old.index_expunged.empty()) {
+    std::string p = dir + "/" + std::string(kExpungedFileName);
+    auto f = env.openWritable(p, io::Env::OpenMode::kAppend);
+    if (!f.ok()) return f.status();
+    std::string out;
+    if ((*f)->size() == 0) out = expungedFileHeader();
+    for (auto& [uid, r] : old.index_expunged) out += encodeIndexRecord(r);
+    DARIUS_RETURN_IF_ERROR((*f)->append(out));
+    DARIUS_RETURN_IF_ERROR((*f)->sync());
+    DARIUS_RETURN_IF_ERROR((*f)->close());
+    DARIUS_RETURN_IF_ERROR(env.syncDir(dir));
+  }
+  DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env, dir + "/" + std::string(kCacheFileName), cache_bytes));
+  DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env, dir + "/" + std::string(kIndexFileName),
+                                             encodeIndexHeader(n) + record_bytes));
+  return report;
+}
+
+}  // namespace darius::mailbox
