@@ -1,0 +1,96 @@
+#include "lib/mime/address.h"
+
+#include <gtest/gtest.h>
+
+namespace darius::mime {
+namespace {
+
+Address addr(std::optional<std::string> name, std::optional<std::string> adl,
+             std::optional<std::string> mailbox, std::optional<std::string> host) {
+  return Address{std::move(name), std::move(adl), std::move(mailbox), std::move(host)};
+}
+
+const std::optional<std::string> kNil;
+
+TEST(Address, NameAddrAndAddrSpec) {
+  auto list = parseAddressList("\"Doe, John\" <john@example.org>, jane@example.org");
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0], addr("Doe, John", kNil, "john", "example.org"));
+  EXPECT_EQ(list[1], addr(kNil, kNil, "jane", "example.org"));
+}
+
+TEST(Address, PhraseKeepsSpacesAndEncodedWords) {
+  auto list = parseAddressList("Joe Q. Public <jqp@x.test>, =?utf-8?q?J=C3=A9?= <j@x>");
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].name, "Joe Q. Public");
+  EXPECT_EQ(list[1].name, "=?utf-8?q?J=C3=A9?=");
+}
+
+TEST(Address, CommentBecomesName) {
+  auto list = parseAddressList("a@b (c1) (c2), (lead) d@e, Named <f@g> (ignored)");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].name, "c2");
+  EXPECT_EQ(list[1].name, "lead");
+  EXPECT_EQ(list[2].name, "Named");
+}
+
+TEST(Address, GroupsAndRoutes) {
+  auto list = parseAddressList("team: a@b, c@d;, undisclosed-recipients:;, <@r1,@r2:u@h>");
+  ASSERT_EQ(list.size(), 7u);
+  EXPECT_EQ(list[0], addr(kNil, kNil, "team", kNil));
+  EXPECT_TRUE(list[0].isGroupStart());
+  EXPECT_EQ(list[2], addr(kNil, kNil, "c", "d"));
+  EXPECT_TRUE(list[3].isGroupEnd());
+  EXPECT_EQ(list[4], addr(kNil, kNil, "undisclosed-recipients", kNil));
+  EXPECT_TRUE(list[5].isGroupEnd());
+  EXPECT_EQ(list[6], addr(kNil, "@r1,@r2", "u", "h"));
+}
+
+TEST(Address, UnterminatedGroupIsClosed) {
+  auto list = parseAddressList("grp: a@b");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_TRUE(list[2].isGroupEnd());
+}
+
+TEST(Address, BrokenAddressesStillGiveSomething) {
+  auto list = parseAddressList("root, Mary Smith, , <>, @host, local@, Big Bug bb@x.org");
+  ASSERT_EQ(list.size(), 6u);
+  EXPECT_EQ(list[0], addr(kNil, kNil, "root", "MISSING_DOMAIN"));
+  EXPECT_EQ(list[1], addr("Mary Smith", kNil, "MISSING_MAILBOX", "MISSING_DOMAIN"));
+  EXPECT_EQ(list[2], addr(kNil, kNil, "MISSING_MAILBOX", "MISSING_DOMAIN"));
+  EXPECT_EQ(list[3], addr(kNil, kNil, "MISSING_MAILBOX", "host"));
+  EXPECT_EQ(list[4], addr(kNil, kNil, "local", "MISSING_DOMAIN"));
+  EXPECT_EQ(list[5], addr("Big Bug", kNil, "bb", "x.org"));
+}
+
+TEST(Address, AtSignInDisplayName) {
+  auto list = parseAddressList("Mikel@Lindsaar <raasdnil@gmail.com>, tom@x");
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0], addr("Mikel@Lindsaar", kNil, "raasdnil", "gmail.com"));
+}
+
+TEST(Address, ObsoleteLocalPartsAndLiterals) {
+  auto list = parseAddressList("a . b @ c . d, \"john doe\"@x, x@[1.2.3.4], jdoe@machine(c).  example");
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_EQ(list[0], addr(kNil, kNil, "a.b", "c.d"));
+  EXPECT_EQ(list[1], addr(kNil, kNil, "john doe", "x"));
+  EXPECT_EQ(list[2].host, "[1.2.3.4]");
+  EXPECT_EQ(list[3].host, "machine.example");
+}
+
+TEST(Address, EmptyAndCommentOnly) {
+  EXPECT_TRUE(parseAddressList("").empty());
+  EXPECT_TRUE(parseAddressList("  (only a comment) ,, ").empty());
+}
+
+TEST(Address, HostileInputTerminates) {
+  for (std::string s : {std::string(50000, '<'), std::string(50000, '"'), std::string(50000, ':'),
+                        std::string(50000, '@'), std::string(50000, ','), std::string(50000, '('),
+                        std::string(50000, '\\'), std::string("a\0b@c", 5)}) {
+    std::vector<Address> list = parseAddressList(s);
+    EXPECT_LE(list.size(), s.size() + 1);
+  }
+}
+
+}  // namespace
+}  // namespace darius::mime

@@ -1,0 +1,66 @@
+// The structured MIME header fields that shape BODYSTRUCTURE: Content-Type (RFC 2045 §5),
+// Content-Disposition (RFC 2183), Content-Language (RFC 3282), and the parameter lists they
+// share, with RFC 2231 continuations ("name*0", "name*1*") joined and charset/language
+// ("name*=utf-8'en'%E2%82%AC") decoded.
+//
+// Parameters keep two faces: the IMAP one (RFC 9051 §7.5.2: continuations joined, an extended
+// value returned as parameter "name*" in the charset'language'percent form, which keeps 8-bit
+// out of IMAP4rev1 strings) and the decoded UTF-8 one for SEARCH and display (paramText).
+//
+// Leniency for real mail: comments anywhere, a missing ';' between parameters, an unquoted
+// value with spaces ("name=My File.pdf") taken up to the next ';', junk skipped. A
+// Content-Type without a valid type "/" subtype is invalid as a whole (nullopt), and the
+// caller applies RFC 2045 §5.2's default.
+//
+// Thread-safety: pure functions; results own their strings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace darius::mime {
+
+struct Param {
+  std::string name;       // attribute as written, without the RFC 2231 "*" / "*N" suffixes
+  std::string value;      // plain: the unquoted value; extended: the percent-decoded octets
+  bool extended = false;  // RFC 2231 charset'language'value form (the name had a final "*")
+  std::string charset;    // extended only; may be empty
+  std::string language;   // extended only; may be empty
+};
+
+struct ContentType {
+  std::string type;     // as written ("text", "Multipart")
+  std::string subtype;  // as written
+  std::vector<Param> params;
+};
+
+struct Disposition {
+  std::string type;  // as written ("attachment")
+  std::vector<Param> params;
+};
+
+// nullopt when the value has no valid type "/" subtype.
+std::optional<ContentType> parseContentType(std::string_view value);
+// nullopt when the value has no disposition type token.
+std::optional<Disposition> parseDisposition(std::string_view value);
+// A parameter list: "; a=b; c*0=d; c*1=e" (leading ';' optional).
+std::vector<Param> parseParams(std::string_view text);
+// Language tags of a Content-Language value, comments and white space removed.
+std::vector<std::string> parseLanguageList(std::string_view value);
+
+// The first parameter called `name` (case-insensitive), plain or extended.
+const Param* findParam(const std::vector<Param>& params, std::string_view name);
+
+// The IMAP rendering of a parameter: name (with a final "*" when extended) and value (for
+// extended ones "charset'language'" followed by the octets percent-encoded per RFC 2231 §7).
+std::string imapParamName(const Param& p);
+std::string imapParamValue(const Param& p);
+
+// The parameter's text as UTF-8: an extended value converted from its charset (as it is when
+// the charset is unknown or absent), a plain value with RFC 2047 encoded words decoded (many
+// mailers put them there, against RFC 2047 §5).
+std::string paramText(const Param& p);
+
+}  // namespace darius::mime
