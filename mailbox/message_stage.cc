@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "mailbox/cache_fill.h"
+
 namespace darius::mailbox {
 
 using base::Result;
@@ -57,6 +59,7 @@ Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
   m.size = bytes.size();
   m.header_size = headerSizeOf(bytes);
   m.guid = sha1Of(bytes);
+  m.cache = buildCacheEntry(bytes);
   return m;
 }
 

@@ -25,10 +25,11 @@ struct StagedMessage {
   uint64_t size = 0;
   uint32_t header_size = 0;  // bytes up to and including the blank line (all if none)
   Guid guid{};
-  CacheEntry cache;          // filled by whoever parses the message (lib/mime)
+  CacheEntry cache;          // built once here with lib/mime (cache_fill.h)
 };
 
-// Messages must already be in canonical CRLF form (the protocol layers normalise).
+// Messages must already be in canonical CRLF form (the protocol layers normalise). Parses the
+// message for its cache entry.
 base::Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
                                          std::string_view bytes);
 base::Status unstage(io::Env& env, const StagedMessage& m);
