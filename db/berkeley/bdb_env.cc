@@ -9,6 +9,11 @@
 // the lock of a process that dies, so a crash is always followed by recovery at the next
 // open once every user of the environment has gone; meanwhile begin() runs failchk to
 // release what a dead process left behind (docs/formats/berkeley.md).
+//
+// Directory entries: BDB fsyncs its files but never a directory, so the names of data.db and
+// of the log files would not be durable on a strict POSIX file system. The backend syncs the
+// directory itself (through the opener's io::Env) after every read-write open and whenever a
+// commit finds a log file newer than the last one it synced (syncNewLogFiles).
 #include "db/berkeley/bdb_env.h"
 
 #include <dirent.h>
@@ -23,8 +28,6 @@
 #include <map>
 #include <mutex>
 #include <utility>
-
-#include "lib/io/fd.h"
 
 namespace darius::db::berkeley {
 
@@ -154,12 +157,13 @@ BdbStore::~BdbStore() {
 }
 
 Result<std::shared_ptr<BdbStore>> BdbStore::open(const std::string& path, bool create,
-                                                 bool read_only) {
+                                                 bool read_only, io::Env* io) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) return Status::fromErrno(errno, "stat " + path);
     if (!create || read_only) return Status::notFound("no berkeley database at " + path);
-    if (Status s = io::makeDirs(path); !s.isOk()) return s;
+    // mkdir -p, and a sync of the parent of each directory made.
+    if (Status s = io::createDirs(*io, path); !s.isOk()) return s;
   } else if (!S_ISDIR(st.st_mode)) {
     return Status::invalid(path + " is not a directory (a berkeley database is a directory)");
   }
@@ -194,7 +198,7 @@ Result<std::shared_ptr<BdbStore>> BdbStore::open(const std::string& path, bool c
   if (auto it = stores().find(key); it != stores().end()) {
     if (auto live = it->second.lock()) return live;
   }
-  std::shared_ptr<BdbStore> store(new BdbStore(dir, read_only));
+  std::shared_ptr<BdbStore> store(new BdbStore(dir, read_only, io));
   if (Status s = store->openHandles(create); !s.isOk()) return s;
   stores()[key] = store;
   return store;
@@ -280,6 +284,29 @@ Status BdbStore::openHandles(bool create) {
     }
     return s;
   }
+  if (read_only_) return Status::ok();
+  // Make the names BDB created durable: data.db (created by the transaction above), the log
+  // files, the regions. Only then is anything committed through this store acknowledged.
+  DARIUS_ASSIGN_OR_RETURN(uint32_t log_file, currentLogFile());
+  DARIUS_RETURN_IF_ERROR(io_->syncDir(path_));
+  synced_log_file_.store(log_file);
+  return Status::ok();
+}
+
+Result<uint32_t> BdbStore::currentLogFile() {
+  DB_LOG_STAT* st = nullptr;
+  int ret = env_->log_stat(env_, &st, 0);
+  if (ret != 0) return bdbStatus(ret, "log_stat", path_);
+  uint32_t file = st->st_cur_file;
+  std::free(st);  // BDB allocated it with malloc (no set_alloc)
+  return file;
+}
+
+Status BdbStore::syncNewLogFiles() {
+  DARIUS_ASSIGN_OR_RETURN(uint32_t log_file, currentLogFile());
+  if (log_file == synced_log_file_.load()) return Status::ok();
+  DARIUS_RETURN_IF_ERROR(io_->syncDir(path_));
+  synced_log_file_.store(log_file);
   return Status::ok();
 }
 

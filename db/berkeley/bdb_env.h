@@ -6,19 +6,24 @@
 // description per process and avoids joining the same region twice from one process.
 //
 // Ownership: BdbStore owns the DB_ENV*, the DB* and the shared lock on env.lock; Database
-// objects hold it through shared_ptr. The DbTxn/DbCursor/DbtBuf owners free what they own.
-// Thread-safety: BdbStore is immutable after open and its handles are free-threaded; the
-// small owners are single-thread values.
+// objects hold it through shared_ptr. It borrows the io::Env of the opener that opened it
+// (OpenOptions::env, which must outlive every Database on the path). The DbTxn/DbCursor/DbtBuf
+// owners free what they own.
+// Thread-safety: BdbStore is immutable after open (but for the number of the last log file
+// whose name it made durable, an atomic) and its handles are free-threaded; the small owners
+// are single-thread values.
 #pragma once
 
 #include <db.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "lib/base/result.h"
 #include "lib/base/status.h"
+#include "lib/io/env.h"
 #include "lib/io/file_lock.h"
 
 namespace darius::db::berkeley {
@@ -96,9 +101,11 @@ class DbCursor {
 
 class BdbStore {
  public:
-  // Opens (or shares this process's already open) environment in directory `path`.
+  // Opens (or shares this process's already open) environment in directory `path`. `io` does
+  // what the backend itself does to the file system (create the directory, sync it); BDB does
+  // the rest with its own system calls.
   static base::Result<std::shared_ptr<BdbStore>> open(const std::string& path, bool create,
-                                                      bool read_only);
+                                                      bool read_only, io::Env* io);
   ~BdbStore();
   BdbStore(const BdbStore&) = delete;
   BdbStore& operator=(const BdbStore&) = delete;
@@ -114,12 +121,22 @@ class BdbStore {
   // write.lock; kCorruption when the dead process held a BDB mutex (recovery needed).
   base::Status releaseDead();
 
+  // BDB starts a new log file when the current one is full (10 MB) but never fsyncs a
+  // directory, so a commit record in a new file is not durable until the file's name is.
+  // Called after every commit: one log_stat, plus a directory fsync when a log file appeared
+  // since the last one this process synced.
+  base::Status syncNewLogFiles();
+
  private:
-  BdbStore(std::string path, bool read_only) : path_(std::move(path)), read_only_(read_only) {}
+  BdbStore(std::string path, bool read_only, io::Env* io)
+      : path_(std::move(path)), read_only_(read_only), io_(io) {}
   base::Status openHandles(bool create);
+  base::Result<uint32_t> currentLogFile();
 
   std::string path_;
   bool read_only_;
+  io::Env* io_;
+  std::atomic<uint32_t> synced_log_file_{0};  // every log file up to it has a durable name
   io::FileLock env_lock_;  // shared while this process has the environment open
   DB_ENV* env_ = nullptr;
   DB* db_ = nullptr;

@@ -100,11 +100,16 @@ class BerkeleyTxn final : public Txn {
 
   Status commit() override {
     if (Status s = usable(); !s.isOk()) return s;
-    // DB_TXN_SYNC: the log is on disk before commit returns, so OK means durable.
+    // DB_TXN_SYNC: the log is on disk before commit returns; and if the commit record went
+    // into a log file newer than the last one whose name we made durable, we sync the
+    // directory too. Only then does OK mean durable.
     int ret = txn_.commit(DB_TXN_SYNC);
     done_ = true;
     Status result = ret == 0 ? Status::ok() : bdbStatus(ret, "commit", store_->path());
     if (ret == 0) {
+      if (Status s = store_->syncNewLogFiles(); !s.isOk()) {
+        result = s.withContext("commit (made, but its new log file may not survive a crash)");
+      }
       // Cheap unless 1 MB of log has passed since the last one; bounds recovery time and
       // lets DB_LOG_AUTO_REMOVE delete old logs.
       store_->env()->txn_checkpoint(store_->env(), 1024, 0, 0);
@@ -206,10 +211,12 @@ class BerkeleyDatabase final : public Database {
 
 Result<std::unique_ptr<Database>> openBerkeley(const std::string& path,
                                                const OpenOptions& options) {
-  // options.env is not used: BDB does its own file I/O, so a FaultyEnv cannot reach it; the
-  // crash tests of this backend kill real processes instead.
+  // options.env serves what the backend does itself (the directory, its fsyncs). BDB does its
+  // own file I/O with its own system calls, which no io::Env can reach; the power-cut test
+  // replaces those system calls instead (bdb_power_cut.h, docs/formats/berkeley.md).
+  io::Env* io = options.env != nullptr ? options.env : io::Env::posix();
   DARIUS_ASSIGN_OR_RETURN(std::shared_ptr<BdbStore> store,
-                          BdbStore::open(path, options.create, options.read_only));
+                          BdbStore::open(path, options.create, options.read_only, io));
   return std::unique_ptr<Database>(new BerkeleyDatabase(path, std::move(store)));
 }
 

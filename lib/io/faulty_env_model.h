@@ -1,5 +1,7 @@
 // FsModel: the in-memory picture of the filesystem that FaultyEnv (faulty_env.h) keeps so it
-// can roll the disk back after a simulated power loss. Internal to lib/io.
+// can roll the disk back after a simulated power loss. Internal to the crash-test machinery:
+// FaultyEnv, and db/berkeley's test-only BdbPowerCut, which feeds it Berkeley DB's own system
+// calls (BDB bypasses io::Env).
 //
 // The model is a tree of nodes (files and directories) mirroring the parts of the real tree
 // that FaultyEnv has touched, learnt lazily from the base Env. Every node has two views:
