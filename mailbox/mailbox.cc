@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "lib/log/log.h"
+#include "mailbox/change_log.h"
+
 namespace darius::mailbox {
 
 using base::Result;
@@ -24,7 +27,20 @@ Result<std::unique_ptr<Mailbox>> Mailbox::create(io::Env& env, const std::string
   if (header.unique_id.empty() || header.uidvalidity == 0) {
     return Status::invalid("a new mailbox needs a unique id and a UIDVALIDITY");
   }
-  DARIUS_RETURN_IF_ERROR(env.createDir(dir));
+  Status made = env.createDir(dir);
+  if (made.code() == base::Code::kExists) {
+    // A plain directory may become a mailbox (see mailbox.h); leftovers of a create that
+    // crashed before its header was written are replaced.
+    auto has_header = env.fileExists(dir + "/" + std::string(kHeaderFileName));
+    if (!has_header.ok()) return has_header.status();
+    if (*has_header) return Status::exists(dir + ": already a mailbox");
+    for (std::string_view name : {kCacheFileName, kIndexFileName}) {
+      Status s = env.removeFile(dir + "/" + std::string(name));
+      if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
+    }
+  } else if (!made.isOk()) {
+    return made;
+  }
   // Order (docs/formats/index.md, "Creation"): cache, then index, then the header file last
   // and the directory sync; a directory without a valid header is not a mailbox, so a crash
   // part-way leaves debris that reconstruct removes, never a half mailbox.
@@ -211,6 +227,27 @@ Result<CacheEntry> Mailbox::cache(const IndexRecord& r) const {
                               std::to_string(r.cache_offset) + ": " + e.status().message());
   }
   return e;
+}
+
+void Mailbox::noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>> uids) {
+  if (change_log_ == nullptr || uids.empty()) return;
+  // One record holds ~87,000 UIDs (kMaxRecordBody); a bigger change is split.
+  constexpr size_t kPerRecord = 50000;
+  std::vector<ChangeRecord> records;
+  for (size_t i = 0; i < uids.size(); i += kPerRecord) {
+    ChangeRecord r;
+    r.type = static_cast<ChangeType>(type);
+    r.mailbox_id = header_.unique_id;
+    for (size_t j = i; j < std::min(uids.size(), i + kPerRecord); ++j) {
+      r.uids.push_back({uids[j].first, uids[j].second});
+    }
+    records.push_back(std::move(r));
+  }
+  auto done = change_log_->append(records);
+  if (!done.ok()) {
+    log::warning("{}: change not logged ({}): {}", dir_, changeTypeName(records[0].type),
+                 done.status().toString());
+  }
 }
 
 std::string Mailbox::messagePath(uint32_t uid) const {

@@ -36,6 +36,8 @@
 
 namespace darius::mailbox {
 
+class ChangeLog;
+
 inline constexpr std::string_view kIndexFileName = "darius.index";
 inline constexpr std::string_view kCacheFileName = "darius.cache";
 inline constexpr std::string_view kExpungedFileName = "darius.expunged";
@@ -75,8 +77,10 @@ class Mailbox {
   Mailbox(const Mailbox&) = delete;
   Mailbox& operator=(const Mailbox&) = delete;
 
-  // Creates `dir` (whose parent must exist) with an empty index and cache and the given
-  // header; kExists if `dir` exists. Durable when it returns.
+  // Creates the mailbox in `dir` (whose parent must exist) with an empty index and cache and
+  // the given header. `dir` may already exist as a plain directory (the container of child
+  // mailboxes, or debris of a create that crashed before its header was written); kExists if
+  // it already holds a mailbox header. Durable when it returns.
   static base::Result<std::unique_ptr<Mailbox>> create(io::Env& env, const std::string& dir,
                                                        const MailboxHeader& header);
   // kNotFound if there is no mailbox in `dir`; kCorruption (with the file and offset) if its
@@ -84,6 +88,12 @@ class Mailbox {
   static base::Result<std::unique_ptr<Mailbox>> open(io::Env& env, const std::string& dir);
 
   const std::string& dir() const { return dir_; }
+  io::Env& env() const { return env_; }
+
+  // Every change committed through this handle is then appended to `log` (its partition's
+  // change log): other sessions' IDLE and replication learn of it there. Null (the default)
+  // logs nothing: tools that repair a mailbox in place. The log must outlive the handle.
+  void setChangeLog(ChangeLog* log) { change_log_ = log; }
   const MailboxHeader& header() const { return header_; }
   const IndexHeader& index() const { return index_; }
 
@@ -122,6 +132,9 @@ class Mailbox {
   base::Status repairTornAppend();
   base::Status writeIndexHeader(io::WritableFile& f, IndexHeader h);
   base::Result<std::string> recordBytes(size_t i) const;
+  // Appends a change record after a commit; a failure is logged, not returned: the change
+  // itself is durable, and consumers of the log treat it as a hint, not as the truth.
+  void noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>> uids);
   base::Result<int> userFlagBit(const std::string& keyword, MailboxHeader& h, bool create);
 
   io::Env& env_;
@@ -134,6 +147,7 @@ class Mailbox {
   io::MappedFile index_map_;
   mutable io::UniqueFd cache_fd_;
   mutable io::MappedFile cache_map_;
+  ChangeLog* change_log_ = nullptr;
 };
 
 }  // namespace darius::mailbox

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <set>
 
+#include "mailbox/change_log.h"
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
@@ -172,6 +173,10 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   h.last_append_date = now;
   DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
   DARIUS_RETURN_IF_ERROR((*f)->close());
+  l.unlock();
+  std::vector<std::pair<uint32_t, uint64_t>> logged;
+  for (const Appended& a : out) logged.emplace_back(a.uid, a.modseq);
+  noteChange(static_cast<int>(ChangeType::kAppend), logged);
   return out;
 }
 
@@ -265,6 +270,14 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
     DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
   }
   DARIUS_RETURN_IF_ERROR((*f)->close());
+  if (changed_any) {
+    l.unlock();
+    std::vector<std::pair<uint32_t, uint64_t>> logged;
+    for (const FlagResult& r : out) {
+      if (r.outcome == FlagResult::Outcome::kChanged) logged.emplace_back(r.uid, modseq);
+    }
+    noteChange(static_cast<int>(ChangeType::kFlags), logged);
+  }
   return out;
 }
 
@@ -280,6 +293,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
   auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
   if (!f.ok()) return f.status();
   bool any = false;
+  std::vector<std::pair<uint32_t, uint64_t>> logged;
   for (uint32_t uid : wanted) {
     auto pos = findUid(uid);
     if (!pos.ok()) return pos.status();
@@ -295,6 +309,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
     DARIUS_RETURN_IF_ERROR((*f)->pwrite(
         kIndexHeaderSize + static_cast<uint64_t>(*pos) * kIndexRecordSize, encodeIndexRecord(n)));
     any = true;
+    logged.emplace_back(uid, modseq);
   }
   if (!any) {
     DARIUS_RETURN_IF_ERROR((*f)->close());
@@ -305,9 +320,10 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
   h.tail_crc = 0;
   DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
   DARIUS_RETURN_IF_ERROR((*f)->close());
+  l.unlock();
+  noteChange(static_cast<int>(ChangeType::kExpunge), logged);
   if (h.num_expunged >= std::max(kCompactMinExpunged, h.num_records / 4)) {
-    l.unlock();  // compact() takes the lock itself
-    DARIUS_RETURN_IF_ERROR(compact());
+    DARIUS_RETURN_IF_ERROR(compact());  // takes the lock itself
   }
   return modseq;
 }

@@ -144,6 +144,12 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     std::string path = dir + "/" + std::to_string(uid) + ".";
     auto old_live = old.live.find(uid);
     if (old_live == old.live.end() && old.expunged.count(uid)) continue;  // stays expunged
+    if (old_live == old.live.end() && old.header && uid >= old.header->uidnext) {
+      // Linked by an append whose index commit never reached the disk: that append was never
+      // acknowledged, and its UID is free again. Debris, not mail (docs/formats/index.md).
+      report.debris.push_back(path);
+      continue;
+    }
     auto bytes = env.readFile(path);
     if (!bytes.ok()) return bytes.status();
     IndexRecord r;
@@ -237,6 +243,12 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
   }
   report.messages = n.num_records;
   report.changed = !report.problems.empty();
+  if (!options.dry_run) {
+    for (const std::string& p : report.debris) {
+      Status s = env.removeFile(p);
+      if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
+    }
+  }
   if (!report.changed || options.dry_run) return report;
 
   // Records expunged in place leave the index now, as a rewrite would move them

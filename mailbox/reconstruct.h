@@ -7,7 +7,8 @@
 // Crash safety: the new cache and index are written with writeFileAtomic under new
 // generations; the index names the cache generation it refers to, so a crash between the two
 // renames leaves an index whose cache is ignored (and rebuilt by the next reconstruct), never
-// one that points into the wrong cache. Message files are never changed or removed.
+// one that points into the wrong cache. Message files are never changed, and removed only when
+// they are debris of an append that never committed (see ReconstructReport::debris).
 //
 // Ownership: plain values. Thread-safety: takes the mailbox's exclusive lock for the rebuild.
 #pragma once
@@ -35,6 +36,9 @@ struct ReconstructReport {
   std::vector<std::string> problems;  // one line each, for the operator
   size_t messages = 0;                // live messages in the rebuilt index
   bool changed = false;               // something was (or, dry run, would be) rewritten
+  // Message files above UIDNEXT of an intact index: linked by an append that crashed before
+  // its commit (never acknowledged). Removed unless dry run; not counted as a repair.
+  std::vector<std::string> debris;
 };
 
 // `dir` must hold a readable darius.header (without it the unique id and UIDVALIDITY are

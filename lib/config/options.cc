@@ -144,6 +144,15 @@ constexpr OptionDef kOptions[] = {
     {.name = "mailboxes_db_backend", .type = T::kEnum, .default_value = "skiplist",
      .description = "Backend of the mailbox list database `mailboxes.db` in data_dir.",
      .section = "mailboxes", .allowed = kDbBackends},
+    {.name = "partitions", .type = T::kList, .default_value = "default:spool",
+     .description = "Mail partitions as `name:path` (path relative to data_dir unless "
+                    "absolute); each holds mailbox directories, a stage directory, the "
+                    "deleted area and a change log.",
+     .section = "mailboxes"},
+    {.name = "default_partition", .type = T::kString, .default_value = "default",
+     .description = "Partition of new mailboxes (a new user's INBOX; a child mailbox goes to "
+                    "its parent's partition).",
+     .section = "mailboxes"},
 };
 
 // Optimal string alignment distance (Levenshtein plus adjacent transposition, which is the most

@@ -1,0 +1,187 @@
+// Store: opening, partitions, ids, opening mailboxes and staging. The namespace operations
+// are in store_namespace.cc, their intents and recovery in store_intents.cc, delivery, copy and
+// move in store_append.cc.
+#include "mailbox/store.h"
+
+#include <openssl/rand.h>
+
+#include <ctime>
+
+#include "lib/config/config.h"
+#include "lib/io/path.h"
+#include "lib/log/log.h"
+#include "mailbox/cache_fill.h"
+#include "mailbox/mailbox_path.h"
+#include "mailbox/reconstruct.h"
+#include "mailbox/store_internal.h"
+
+namespace darius::mailbox {
+
+using base::Result;
+using base::Status;
+
+Store::Store(StoreOptions options, io::Env& env) : options_(std::move(options)), env_(env) {}
+
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env* env) {
+  StoreOptions o;
+  o.env = env;
+  o.data_dir = config.getPath("data_dir");
+  DARIUS_ASSIGN_OR_RETURN(o.partitions, parsePartitions(config.getList("partitions"), o.data_dir));
+  o.default_partition = config.getString("default_partition");
+  DARIUS_ASSIGN_OR_RETURN(o.list_backend,
+                          db::parseBackend(config.getString("mailboxes_db_backend")));
+  o.list_options.max_name_length = static_cast<size_t>(config.getInt("max_mailbox_name"));
+  return open(std::move(o));
+}
+
+Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
+  if (options.partitions.empty()) return Status::invalid("store: no partitions");
+  if (options.data_dir.empty()) return Status::invalid("store: no data_dir");
+  if (options.default_partition.empty()) options.default_partition = options.partitions[0].name;
+  bool found = false;
+  for (const Partition& p : options.partitions) found = found || p.name == options.default_partition;
+  if (!found) {
+    return Status::invalid("default_partition '" + options.default_partition +
+                           "' is not one of the partitions");
+  }
+  io::Env& env = options.env != nullptr ? *options.env : *io::Env::posix();
+  std::unique_ptr<Store> s(new Store(std::move(options), env));
+  DARIUS_RETURN_IF_ERROR(s->init());
+  return s;
+}
+
+Status Store::init() {
+  DARIUS_RETURN_IF_ERROR(io::createDirs(env_, options_.data_dir));
+  DARIUS_RETURN_IF_ERROR(
+      io::createDirs(env_, io::joinPath(options_.data_dir, kIntentDirName)));
+  for (const Partition& p : options_.partitions) {
+    DARIUS_RETURN_IF_ERROR(io::createDirs(env_, p.root));
+    DARIUS_RETURN_IF_ERROR(io::createDirs(env_, p.deletedDir()));
+    DARIUS_RETURN_IF_ERROR(cleanStageDir(env_, p.stageDir()));
+    if (options_.change_log) {
+      ChangeLogOptions co;
+      co.env = &env_;
+      DARIUS_ASSIGN_OR_RETURN(auto log, ChangeLog::open(p.changeLogDir(), co));
+      change_logs_.emplace(p.name, std::move(log));
+    }
+  }
+  db::OpenOptions dbo;
+  dbo.env = &env_;
+  DARIUS_ASSIGN_OR_RETURN(list_, MailboxList::open(io::joinPath(options_.data_dir, "mailboxes.db"),
+                                                   options_.list_backend, dbo,
+                                                   options_.list_options));
+  DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());
+  return recoverLocked();
+}
+
+Result<const Partition*> Store::partition(std::string_view name) const {
+  for (const Partition& p : options_.partitions) {
+    if (p.name == name) return &p;
+  }
+  return Status::notFound("no partition '" + std::string(name) + "'");
+}
+
+const Partition& Store::defaultPartition() const {
+  for (const Partition& p : options_.partitions) {
+    if (p.name == options_.default_partition) return p;
+  }
+  return options_.partitions.front();  // open() checked the name; not reached
+}
+
+ChangeLog* Store::changeLog(std::string_view partition) {
+  auto it = change_logs_.find(partition);
+  return it == change_logs_.end() ? nullptr : it->second.get();
+}
+
+Result<std::string> Store::directoryOf(const MailboxName& name, const MailboxEntry& entry) const {
+  DARIUS_ASSIGN_OR_RETURN(const Partition* p, partition(entry.partition));
+  return mailboxDir(p->root, name);
+}
+
+std::string Store::newUniqueId() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    // OpenSSL's generator does not fail once seeded; if it ever does, time and a counter
+    // still give a unique id within this store (ids only need to be unique, not secret).
+    static std::atomic<uint64_t> counter{0};
+    uint64_t t = static_cast<uint64_t>(::time(nullptr)), c = ++counter;
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(t >> (8 * i));
+    for (int i = 0; i < 8; ++i) bytes[8 + i] = static_cast<unsigned char>(c >> (8 * i));
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+uint32_t Store::newUidValidity() {
+  // Time-based like Cyrus, and strictly increasing within the process, so that a mailbox
+  // deleted and created again in the same second still gets a new UIDVALIDITY.
+  std::lock_guard<std::mutex> g(ids_mu_);
+  auto now = static_cast<uint32_t>(::time(nullptr));
+  last_uidvalidity_ = std::max(now, last_uidvalidity_ + 1);
+  return last_uidvalidity_;
+}
+
+Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir, ChangeLog* log) {
+  auto m = Mailbox::open(env_, dir);
+  if (!m.ok() && m.status().code() == base::Code::kCorruption) {
+    // DESIGN.md §3: a damaged index repairs itself at open; the message files are the truth.
+    log::warning("{}: {}; reconstructing", dir, m.status().message());
+    ReconstructOptions ro;
+    ro.fill_cache = buildCacheEntry;
+    auto report = reconstructMailbox(env_, dir, ro);
+    if (!report.ok()) return report.status();
+    for (const std::string& p : report->problems) log::notice("{}: reconstruct: {}", dir, p);
+    m = Mailbox::open(env_, dir);
+  }
+  if (!m.ok()) return m.status();
+  (*m)->setChangeLog(log);
+  return m;
+}
+
+Result<OpenMailbox> Store::openMailbox(const MailboxName& name) {
+  for (int attempt = 0;; ++attempt) {
+    auto entry = list_->lookup(name);
+    if (!entry.ok()) return entry.status();
+    if ((entry->flags & (MailboxEntry::kDeleted | MailboxEntry::kNoSelect)) != 0) {
+      return Status::notFound(name.toString() + ": no such mailbox");
+    }
+    DARIUS_ASSIGN_OR_RETURN(std::string dir, directoryOf(name, *entry));
+    auto m = openDir(dir, changeLog(entry->partition));
+    if (m.ok()) return OpenMailbox{std::move(*entry), std::move(*m)};
+    if (m.status().code() != base::Code::kNotFound || attempt > 0) return m.status();
+    // Listed but not on disk: a namespace operation is in flight or was cut short. Wait for
+    // the namespace lock (and finish a crashed one), then look again.
+    DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());
+    DARIUS_RETURN_IF_ERROR(recoverLocked());
+  }
+}
+
+Result<StagedMessage> Store::stage(const Partition& partition, std::string_view bytes) {
+  return stageMessage(env_, partition.stageDir(), bytes);
+}
+
+Status Store::unstage(const StagedMessage& message) { return mailbox::unstage(env_, message); }
+
+Result<io::FileLock> Store::lockNamespace() {
+  return io::FileLock::acquire(io::joinPath(options_.data_dir, kNamespaceLockName),
+                               io::LockMode::kExclusive, /*wait=*/true);
+}
+
+void Store::logNamespaceChange(const std::string& partition, const ChangeRecord& record) {
+  ChangeLog* log = changeLog(partition);
+  if (log == nullptr) return;
+  auto done = log->append(record);
+  if (!done.ok()) {
+    log::warning("change log of partition {}: {} not logged: {}", partition,
+                 changeTypeName(record.type), done.status().toString());
+  }
+}
+
+}  // namespace darius::mailbox
