@@ -1,0 +1,145 @@
+"""bench/report.py: the one table of the benchmark — medians with min..max per server and
+the ratio Darius/anchor per row — built from the raw per-run JSON the runner keeps.
+
+ROWS says which number of which workload each row shows and whether higher is better. A
+cell is "median (min..max)" over the rounds that produced the number; a workload that
+failed in every round shows "fail: <reason>"; one that ran but returned wrong results
+(a failed correctness check) shows its number marked "✗" and the reason in a footnote.
+Pure functions over plain data; no state.
+"""
+import re
+import statistics
+
+# (label, workload, metric, unit, higher_is_better)
+ROWS = [
+    ("LMTP deliver, 1 connection", "lmtp1", "msgs_per_s", "msg/s", True),
+    ("  server CPU per message", "lmtp1", "server_cpu_ms_per_msg", "ms", False),
+    ("LMTP deliver, 8 connections", "lmtp8", "msgs_per_s", "msg/s", True),
+    ("  server CPU per message", "lmtp8", "server_cpu_ms_per_msg", "ms", False),
+    ("LMTP 4 recipients/message, 8 conns", "lmtp_multi", "rcpts_per_s", "rcpt/s", True),
+    ("LMTP fill one mailbox, 8 conns", "populate", "msgs_per_s", "msg/s", True),
+    ("IMAP connect+LOGIN+LOGOUT", "imap_login", "logins_per_s", "/s", True),
+    ("IMAP LOGIN+SELECT (big mailbox)", "imap_select", "per_s", "/s", True),
+    ("UID FETCH 1:* (FLAGS..BODYSTRUCTURE)", "imap_fetch_meta", "msgs_per_s", "msg/s", True),
+    ("FETCH 1:* BODY.PEEK[]", "imap_fetch_body", "mib_per_s", "MiB/s", True),
+    ("SEARCH TEXT <word>, median", "imap_search", "text_ms", "ms", False),
+    ("SEARCH SUBJECT <word>, median", "imap_search", "subject_ms", "ms", False),
+    ("STORE 1:* +FLAGS (\\Flagged)", "imap_store", "msgs_per_s", "msg/s", True),
+    ("APPEND", "imap_append", "msgs_per_s", "msg/s", True),
+    ("EXPUNGE every 10th message", "imap_expunge", "expunged_per_s", "msg/s", True),
+    ("POP3 RETR", "pop3_retr", "msgs_per_s", "msg/s", True),
+    ("idle IMAP sessions held", "imap_idle_sessions", "sessions", "", True),
+    ("  sessions established", "imap_idle_sessions", "sessions_per_s", "/s", True),
+    ("  server PSS per session", "imap_idle_sessions", "pss_kib_per_session", "KiB", False),
+    ("  server RSS per session", "imap_idle_sessions", "rss_kib_per_session", "KiB", False),
+    ("mixed: deliveries", "mixed", "deliveries_per_s", "/s", True),
+    ("mixed: IMAP commands", "mixed", "imap_commands_per_s", "/s", True),
+]
+for _cmd in ("LMTP deliver", "SELECT", "FETCH", "STORE", "SEARCH", "NOOP"):
+    ROWS.append((f"mixed: {_cmd} p50", "mixed", f"{_cmd} p50_ms", "ms", False))
+    ROWS.append((f"mixed: {_cmd} p99", "mixed", f"{_cmd} p99_ms", "ms", False))
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def short(err, n=34):
+    """The cell's version of a failure: without "connection N: " and the like, cut to n."""
+    err = " ".join(err.split())
+    err = re.sub(r"^(connection|session|imap client|deliverer) \d+: ", "", err)
+    return err if len(err) <= n else err[:n - 1] + "…"
+
+
+def cell(results, metric):
+    """results: this server's result dicts for one workload, one per round."""
+    vals, wrong, errors = [], [], []
+    for r in results:
+        m = r.get("metrics", {})
+        if not r.get("ok") and not r.get("wrong_result"):
+            errors.append(r.get("error", "failed"))
+        elif metric in m and m[metric] is not None:
+            vals.append(m[metric])
+            if not r.get("ok"):
+                wrong.append(r.get("error", ""))
+        elif not r.get("ok"):
+            errors.append(r.get("error", "failed"))
+    if not vals:
+        if errors:
+            return None, "fail: " + short(errors[0]), None
+        return None, "-", None
+    med = statistics.median(vals)
+    text = fmt(med) if len(vals) == 1 else f"{fmt(med)} ({fmt(min(vals))}..{fmt(max(vals))})"
+    note = None
+    if wrong:
+        text += " ✗"
+        note = wrong[0]
+    return med, text, note
+
+
+def build_table(runs, servers, darius_only_rows, physical):
+    """runs: {server: {workload: [result, ...]}}. Returns the table as text."""
+    anchors = [s for s in servers if s != "darius"]
+    head = ["workload", "unit"] + servers + [f"darius/{a}" for a in anchors if "darius" in servers]
+    lines = []
+    notes = []
+    for label, wl, metric, unit, higher in ROWS:
+        row = [label, unit + ("" if not unit else (" ↑" if higher else " ↓"))]
+        meds = {}
+        for s in servers:
+            med, text, note = cell(runs.get(s, {}).get(wl, []), metric)
+            meds[s] = med
+            row.append(text)
+            if note and (s, wl) not in [(n[0], n[1]) for n in notes]:
+                notes.append((s, wl, note))
+        if "darius" in servers:
+            for a in anchors:
+                d, x = meds.get("darius"), meds.get(a)
+                row.append(f"{d / x:.3g}" if d is not None and x not in (None, 0) else "-")
+        lines.append(row)
+    extra = []
+    for label, unit, text in darius_only_rows:
+        extra.append([label, unit, text])
+    widths = [max(len(str(r[i])) for r in [head] + lines) for i in range(len(head))]
+    widths[0] = min(widths[0], 40)
+
+    def render(r):
+        return "  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r))
+
+    out = [render(head), "  ".join("-" * w for w in widths)]
+    out += [render(r) for r in lines]
+    if extra:
+        w0 = max(len(r[0]) for r in extra)
+        w2 = max(len(r[2]) for r in extra)
+        out.append("")
+        out.append("Darius only (bench/db_bench.cc, bench/mailbox_bench.cc; no anchor runs these):")
+        out += [f"{r[0].ljust(w0)}  {r[1].rjust(4)}  {r[2].rjust(w2)}" for r in extra]
+    out.append("")
+    out.append(f"physical limits of this machine: {fmt(physical.get('fsync_per_s'))} small write+fsync/s "
+               f"on the bench filesystem, page-cache read {fmt(physical.get('page_cache_read_mib_per_s'))} MiB/s")
+    out.append("cells: median (min..max) over rounds; ↑ higher is better, ↓ lower is better; "
+               "ratio = darius median / anchor median; ✗ = ran but gave a wrong result (see notes)")
+    for s, wl, note in notes:
+        out.append(f"✗ {s} {wl}: {note[:200]}")
+    fails = sorted({(s, r.get("error", "")) for s in servers for wl, rs in runs.get(s, {}).items()
+                    for r in rs if not r.get("ok") and not r.get("wrong_result")})
+    if fails:
+        out.append("failures in full:")
+        seen = set()
+        for s, e in fails:
+            key = (s, e[:60])
+            if key not in seen:
+                seen.add(key)
+                out.append(f"  {s}: {' '.join(e.split())[:220]}")
+    return "\n".join(out)
+
+
+def median_or_none(vals):
+    return statistics.median(vals) if vals else None

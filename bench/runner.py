@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""bench/runner.py: the benchmark run — Darius beside Dovecot and Cyrus, same machine, same
+run. Called by bench/run.sh (see bench/README.md for what each row measures).
+
+    python3 bench/runner.py [--quick] [--servers darius,dovecot,cyrus] [--rounds N]
+                            [--check] [--install-anchors] [--darius-build DIR] [--results DIR]
+
+Steps: build Darius in Release (build/bench) and the load client; write the corpus (fixed
+seed, cached) and verify its manifest; run the load client's self-test; measure the
+machine's fsync rate and page-cache bandwidth; then, round by round, with the server order
+rotated each round, for each server: a fresh private instance, every workload through
+darius_load (one process per workload, JSON out), stop. Darius-only rows come from
+darius_db_bench and darius_mailbox_bench. Raw JSON per run goes to the results directory;
+one table of medians (min..max) and ratios Darius/anchor is printed and saved.
+
+A server or workload that fails is a row entry, never an abort. The exit status is
+non-zero only when the harness itself is broken (self-test, corpus check, the load client
+crashing or printing no JSON, an exception here) — which is what `--check` is for.
+Single-threaded; owns every server it starts and stops them all on exit or signal.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import report
+import servers
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+PARAMS = {
+    "quick": dict(rounds=1, users=50, mailbox=1000, corpus=1500, lmtp1=100, lmtp8=400, multi=100,
+                  rcpts=4, logins=50, selects=50, pop3=1000, append=100, idle=1000, mixed=10,
+                  db_keys=20000, db_updates=200, mb_msgs=2000, timeout=900),
+    "full": dict(rounds=3, users=100, mailbox=10000, corpus=12000, lmtp1=1000, lmtp8=4000, multi=500,
+                 rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
+                 db_keys=1000000, db_updates=2000, mb_msgs=10000, timeout=3600),
+}
+
+harness_errors = []
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def build(build_dir, darius_targets):
+    """Configures build_dir (Release) if needed and builds the load client there (required)
+    and, with darius_targets, the Darius binaries (each may fail alone: its rows say so)."""
+    status = {}
+    os.makedirs(build_dir, exist_ok=True)
+    logf = os.path.join(build_dir, "bench-build.log")
+    if not os.path.exists(os.path.join(build_dir, "build.ninja")):
+        r = subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            harness_errors.append("cmake configure failed: " + r.stderr[-500:])
+            return status
+    targets = ["darius_load"] + (DARIUS_TARGETS if darius_targets else [])
+    for target in targets:
+        log(f"building {target}")
+        r = subprocess.run(["cmake", "--build", build_dir, "-j2", "--target", target],
+                           capture_output=True, text=True)
+        with open(logf, "a") as f:
+            f.write(r.stdout + r.stderr)
+        err = [l for l in (r.stdout + r.stderr).splitlines() if "error" in l.lower()]
+        status[target] = "ok" if r.returncode == 0 else "build failed: " + (err[0][:150] if err else "see " + logf)
+    return status
+
+
+DARIUS_TARGETS = ["dariusd", "darius", "darius_db_bench", "darius_mailbox_bench"]
+
+
+def exe(build_dir, target):
+    sub = {"darius_load": "bench", "darius_db_bench": "bench", "darius_mailbox_bench": "bench",
+           "dariusd": "server", "darius": "tools"}[target]
+    return os.path.join(build_dir, sub, target)
+
+
+def load(load_exe, workload, args, timeout):
+    """Runs one workload; returns its result dict (harness failures recorded)."""
+    cmd = [load_exe, workload] + [str(a) for a in args]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"workload": workload, "ok": False, "error": f"timed out after {timeout} s", "metrics": {}}
+    if r.returncode != 0:
+        msg = f"darius_load {workload} exited {r.returncode}: {r.stderr.strip()[-300:]}"
+        harness_errors.append(msg)
+        return {"workload": workload, "ok": False, "error": "harness: " + msg, "metrics": {}}
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        msg = f"darius_load {workload} printed no JSON: {r.stdout[-200:]}"
+        harness_errors.append(msg)
+        return {"workload": workload, "ok": False, "error": "harness: " + msg, "metrics": {}}
+
+
+def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status):
+    """All workloads against one fresh instance of `name`; returns {workload: result}."""
+    results = {}
+    names = ["lmtp1", "lmtp8", "lmtp_multi", "populate", "imap_login", "imap_select", "imap_fetch_meta",
+             "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append", "imap_expunge",
+             "imap_idle_sessions", "mixed"]
+    if name == "darius" and build_status.get("dariusd") != "ok":
+        return {n: {"ok": False, "error": build_status.get("dariusd", "not built"), "metrics": {}} for n in names}
+    inst = servers.ServerInstance(name, workdir, p["users"], darius_build)
+    try:
+        inst.setup()
+        inst.start()
+    except servers.ServerError as e:
+        inst.stop()
+        return {n: {"ok": False, "error": f"{name}: {e}", "metrics": {}} for n in names}
+    try:
+        common = ["--imap-port", inst.imap, "--lmtp-port", inst.lmtp, "--pop3-port", inst.pop3,
+                  "--corpus", corpus, "--server-pid", inst.pid, "--users", p["users"],
+                  "--mailbox-msgs", p["mailbox"]]
+        m, t = p["mailbox"], p["timeout"]
+        tag = f"r{round_no}"
+        plan = [
+            ("lmtp1", "lmtp", ["--count", p["lmtp1"], "--conns", 1, "--offset", m, "--tag", tag + "a"]),
+            ("lmtp8", "lmtp", ["--count", p["lmtp8"], "--conns", 8, "--offset", m + p["lmtp1"], "--tag", tag + "b"]),
+            ("lmtp_multi", "lmtp", ["--count", p["multi"], "--conns", 8, "--rcpts", p["rcpts"], "--offset", 0,
+                                    "--tag", tag + "c"]),
+            ("populate", "populate", ["--conns", 8]),
+            ("imap_login", "imap_login", ["--count", p["logins"]]),
+            ("imap_select", "imap_select", ["--count", p["selects"]]),
+            ("imap_fetch_meta", "imap_fetch_meta", []),
+            ("imap_fetch_body", "imap_fetch_body", []),
+            ("imap_search", "imap_search", []),
+            ("pop3_retr", "pop3_retr", ["--count", p["pop3"]]),
+            ("imap_store", "imap_store", []),
+            ("imap_append", "imap_append", ["--count", p["append"], "--offset", m]),
+            ("imap_expunge", "imap_expunge", []),
+            ("imap_idle_sessions", "imap_idle_sessions", ["--count", p["idle"], "--conns", 4]),
+            ("mixed", "mixed", ["--duration", p["mixed"], "--tag", tag + "m"]),
+        ]
+        for key, workload, args in plan:
+            if not inst.alive():
+                results[key] = {"ok": False, "error": f"{name} is no longer running: {inst.log_tail(200)}",
+                                "metrics": {}}
+                continue
+            t0 = time.time()
+            r = load(load_exe, workload, common + args, t)
+            m_ = r.get("metrics", {})
+            if workload == "lmtp" and r.get("server_cpu_s", -1) >= 0 and m_.get("messages"):
+                m_["server_cpu_ms_per_msg"] = 1000 * r["server_cpu_s"] / m_["messages"]
+            results[key] = r
+            state = "ok" if r.get("ok") else "FAIL " + r.get("error", "")[:100]
+            log(f"  {name} r{round_no} {key}: {time.time() - t0:.1f}s {state}")
+    finally:
+        inst.stop()
+        inst.remove()
+    return results
+
+
+def parse_db_bench(out):
+    rows = []
+    lines = out.splitlines()
+    head = None
+    for l in lines:
+        parts = l.split()
+        if parts and parts[0] == "backend":
+            head = parts
+        elif head and len(parts) == len(head) and re.match(r"^[\d.]+$", parts[1]):
+            for h, v in zip(head[1:], parts[1:]):
+                rows.append((f"db {parts[0]} {h}", float(v)))
+    return rows
+
+
+def parse_mailbox_bench(out):
+    rows = []
+    for l in out.splitlines():
+        m = re.match(r"^(\S.*?)\s{2,}([\d.]+)(/s| ms)?\s*(\(|$)", l)
+        if m and not l.startswith("mailbox_bench") and not l.startswith("phase"):
+            rows.append((f"mailbox {m.group(1).strip()}", float(m.group(2))))
+    return rows
+
+
+def darius_only(build_dir, p, workdir, status):
+    """darius_db_bench and darius_mailbox_bench; returns {row label: value} or {label: error}."""
+    out = {}
+    for target, args, parser in (
+            ("darius_db_bench", ["--keys", p["db_keys"], "--updates", p["db_updates"]], parse_db_bench),
+            ("darius_mailbox_bench", ["--messages", p["mb_msgs"]], parse_mailbox_bench)):
+        if status.get(target) != "ok":
+            out[target] = status.get(target, "not built")
+            continue
+        d = tempfile.mkdtemp(prefix=target + "-", dir=workdir)
+        try:
+            r = subprocess.run([exe(build_dir, target)] + [str(a) for a in args] + ["--dir", d],
+                               capture_output=True, text=True, timeout=p["timeout"])
+            rows = parser(r.stdout)
+            if r.returncode != 0 or not rows:
+                out[target] = f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[-150:]}"
+            for k, v in rows:
+                out[k] = v
+        except subprocess.TimeoutExpired:
+            out[target] = "timed out"
+        finally:
+            subprocess.run(["rm", "-rf", d])
+    return out
+
+
+def machine():
+    info = {"cores": os.cpu_count(), "kernel": platform.release()}
+    try:
+        with open("/proc/meminfo") as f:
+            info["ram_gib"] = round(int(f.readline().split()[1]) / 1024 / 1024, 1)
+        with open("/proc/cpuinfo") as f:
+            info["cpu"] = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+        info["disk"] = subprocess.run(["df", "-hT", tempfile.gettempdir()], capture_output=True,
+                                      text=True).stdout.splitlines()[-1]
+    except OSError:
+        pass
+    return info
+
+
+def render(runs, names, darius_rows, physical):
+    """The table from raw results: runs {server: {workload: [result per round]}},
+    darius_rows {label: [value or error per round]}."""
+    drows = []
+    for k, vals in darius_rows.items():
+        nums = [v for v in vals if isinstance(v, (int, float))]
+        if nums:
+            med = report.median_or_none(nums)
+            text = report.fmt(med) if len(nums) == 1 else \
+                f"{report.fmt(med)} ({report.fmt(min(nums))}..{report.fmt(max(nums))})"
+            unit = "ms" if "open" in k else ("" if "MiB" in k or "bytes" in k else "/s")
+            drows.append((k, unit, text))
+        else:
+            drows.append((k, "", "fail: " + str(vals[0])[:70]))
+    return report.build_table(runs, names, drows, physical)
+
+
+def rerender(outdir):
+    """--report DIR: the table again from a results directory's raw JSON."""
+    with open(os.path.join(outdir, "meta.json")) as f:
+        meta = json.load(f)
+    names = meta["servers"]
+    runs = {s: {} for s in names}
+    darius_rows = {}
+    for rnd in range(1, meta["params"]["rounds"] + 1):
+        for s in names:
+            path = os.path.join(outdir, f"{s}-r{rnd}.json")
+            if os.path.exists(path):
+                with open(path) as f:
+                    for k, v in json.load(f).items():
+                        runs[s].setdefault(k, []).append(v)
+        path = os.path.join(outdir, f"darius-only-r{rnd}.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                for k, v in json.load(f).items():
+                    darius_rows.setdefault(k, []).append(v)
+    print(render(runs, names, darius_rows, meta["physical"]))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Darius beside Dovecot and Cyrus")
+    ap.add_argument("--quick", action="store_true", help="about a minute per server")
+    ap.add_argument("--servers", default="darius,dovecot,cyrus")
+    ap.add_argument("--rounds", type=int, help="override the rounds of the mode")
+    ap.add_argument("--check", action="store_true", help="exit non-zero only if the harness is broken")
+    ap.add_argument("--install-anchors", action="store_true", help="run bench/anchors/install.sh first")
+    ap.add_argument("--darius-build", default=os.path.join(ROOT, "build", "bench"),
+                    help="Darius binaries from this build dir; other than build/bench: used as they are")
+    ap.add_argument("--results", default=os.path.join(HERE, "results"))
+    ap.add_argument("--workdir", default="/var/tmp", help="filesystem the instances live on")
+    ap.add_argument("--report", metavar="DIR", help="print the table of an earlier run and exit")
+    a = ap.parse_args()
+    if a.report:
+        return rerender(a.report)
+    mode = "quick" if a.quick else "full"
+    p = dict(PARAMS[mode])
+    if a.rounds:
+        p["rounds"] = a.rounds
+    names = [s.strip() for s in a.servers.split(",") if s.strip()]
+    for s in names:
+        if s not in servers.PORT_BASES:
+            ap.error(f"unknown server {s}")
+
+    def on_signal(sig, _frame):
+        servers.stop_all()
+        sys.exit(128 + sig)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    started = time.time()
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + f"-{mode}"
+    outdir = os.path.join(a.results, stamp)
+    os.makedirs(outdir, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="darius-bench-", dir=a.workdir)
+    os.chmod(workdir, 0o755)  # Cyrus and Dovecot children run as other users
+    try:
+        if a.install_anchors and any(s != "darius" for s in names):
+            log("installing anchors")
+            subprocess.run(["bash", os.path.join(HERE, "anchors", "install.sh")], check=False)
+        load_build = os.path.join(ROOT, "build", "bench")
+        own = os.path.realpath(a.darius_build) == os.path.realpath(load_build)
+        status = build(load_build, darius_targets=own and "darius" in names)
+        if not own:
+            for t in DARIUS_TARGETS:
+                status[t] = "ok" if os.path.exists(exe(a.darius_build, t)) else f"not in {a.darius_build}"
+        load_exe = exe(load_build, "darius_load")
+        if status.get("darius_load", "ok") != "ok" or not os.path.exists(load_exe):
+            harness_errors.append("darius_load did not build: " + status.get("darius_load", "missing"))
+            raise SystemExit(report_end(a, outdir, started))
+        if subprocess.run([load_exe, "selftest"]).returncode != 0:
+            harness_errors.append("darius_load selftest failed")
+        corpus = os.path.join(a.results, f"corpus-{p['corpus']}")
+        log(f"corpus: {p['corpus']} messages in {corpus}")
+        r = subprocess.run([sys.executable, os.path.join(HERE, "corpus", "gen_corpus.py"), "--out", corpus,
+                            "--messages", str(p["corpus"]), "--check"], capture_output=True, text=True)
+        if r.returncode != 0:
+            harness_errors.append("corpus generation/check failed: " + r.stderr[-300:])
+            raise SystemExit(report_end(a, outdir, started))
+        physical = load(load_exe, "physical", ["--dir", workdir], 120).get("metrics", {})
+        log(f"physical: {physical}")
+
+        runs = {s: {} for s in names}
+        darius_rows = {}
+        for rnd in range(1, p["rounds"] + 1):
+            order = names[(rnd - 1) % len(names):] + names[:(rnd - 1) % len(names)]
+            for s in order:
+                log(f"round {rnd}: {s}")
+                res = run_server(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status)
+                with open(os.path.join(outdir, f"{s}-r{rnd}.json"), "w") as f:
+                    json.dump(res, f, indent=1)
+                for k, v in res.items():
+                    runs[s].setdefault(k, []).append(v)
+            if "darius" in names:
+                log(f"round {rnd}: darius db and mailbox benches")
+                dres = darius_only(a.darius_build, p, workdir, status)
+                with open(os.path.join(outdir, f"darius-only-r{rnd}.json"), "w") as f:
+                    json.dump(dres, f, indent=1)
+                for k, v in dres.items():
+                    darius_rows.setdefault(k, []).append(v)
+
+        table = render(runs, names, darius_rows, physical)
+        meta = {"mode": mode, "params": p, "servers": names, "machine": machine(), "physical": physical,
+                "build": status, "command": " ".join(sys.argv),
+                "git": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                      text=True).stdout.strip(),
+                "seconds": round(time.time() - started)}
+        with open(os.path.join(outdir, "meta.json"), "w") as f:
+            json.dump(meta, f, indent=1)
+        with open(os.path.join(outdir, "table.txt"), "w") as f:
+            f.write(table + "\n")
+        print(f"\nDarius benchmark, {mode} mode, {p['rounds']} round(s), "
+              f"{meta['machine'].get('cores')} cores, {meta['machine'].get('ram_gib')} GiB RAM; "
+              f"git {meta['git']}; raw JSON in {outdir}\n")
+        print(table)
+    except SystemExit as e:
+        servers.stop_all()
+        subprocess.run(["rm", "-rf", workdir])
+        return e.code
+    except Exception as e:  # a bug in the runner is a harness failure, not a server's
+        harness_errors.append(f"runner: {type(e).__name__}: {e}")
+        import traceback
+        traceback.print_exc()
+    finally:
+        servers.stop_all()
+        subprocess.run(["rm", "-rf", workdir])
+    return report_end(a, outdir, started)
+
+
+def report_end(a, outdir, started):
+    took = time.time() - started
+    if harness_errors:
+        print("\nHARNESS ERRORS (the benchmark itself is broken):", file=sys.stderr)
+        for e in harness_errors:
+            print("  " + e, file=sys.stderr)
+        return 1
+    print(f"\nharness ok; took {took:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
