@@ -59,7 +59,7 @@ CommandTable::CommandTable(std::vector<CommandSpec> specs) : specs_(std::move(sp
             [](const CommandSpec& a, const CommandSpec& b) { return a.name < b.name; });
   for (size_t i = 0; i < specs_.size(); ++i) {
     const CommandSpec& s = specs_[i];
-    bool bad = s.name.empty() || s.parse == nullptr || asciiUpper(s.name) != s.name ||
+    bool bad = s.name.empty() || s.parse == nullptr || proto::asciiUpper(s.name) != s.name ||
                (i > 0 && specs_[i - 1].name == s.name);
     if (bad) {
       std::fprintf(stderr, "darius: bad IMAP command table entry '%.*s'\n",
@@ -85,7 +85,7 @@ CommandTable CommandTable::standard() {
 const CommandSpec* CommandTable::find(std::string_view name) const {
   // Command names are short; anything longer than the longest known name is unknown anyway.
   if (name.size() > 32) return nullptr;
-  std::string upper = asciiUpper(name);
+  std::string upper = proto::asciiUpper(name);
   auto it = std::lower_bound(specs_.begin(), specs_.end(), upper,
                              [](const CommandSpec& s, const std::string& n) { return s.name < n; });
   if (it == specs_.end() || it->name != upper) return nullptr;

@@ -16,12 +16,15 @@
 #include <string_view>
 #include <vector>
 
-#include "imapd/parser.h"
 #include "lib/base/result.h"
+#include "lib/proto/arg_parser.h"
 
 namespace darius::imapd {
 
 class Session;
+
+// Every command parses with the wire grammar of lib/proto; the one name all of them use.
+using proto::ArgParser;
 
 // RFC 9051 §3: the connection states.
 enum class State : uint8_t { kNotAuthenticated, kAuthenticated, kSelected, kLogout };

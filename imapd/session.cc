@@ -67,14 +67,14 @@ asio::awaitable<void> Session::failureDelay() {
 }
 
 bool Session::enable(std::string_view extension) {
-  std::string upper = asciiUpper(extension);
+  std::string upper = proto::asciiUpper(extension);
   if (isEnabled(upper)) return false;
   enabled_.push_back(std::move(upper));
   return true;
 }
 
 bool Session::isEnabled(std::string_view extension) const {
-  std::string upper = asciiUpper(extension);
+  std::string upper = proto::asciiUpper(extension);
   return std::find(enabled_.begin(), enabled_.end(), upper) != enabled_.end();
 }
 
@@ -109,16 +109,16 @@ asio::awaitable<void> Session::serveOne() {
     }
     co_return;
   }
-  CommandBuffer cmd;
-  std::optional<LiteralHeader> lit = cmd.addLine(*line);
+  proto::CommandBuffer cmd;
+  std::optional<proto::LiteralHeader> lit = cmd.addLine(*line);
   while (lit) {
     if (!co_await readLiteral(cmd, *lit, &lit)) co_return;
   }
   co_await execute(cmd.text());
 }
 
-asio::awaitable<bool> Session::readLiteral(CommandBuffer& cmd, LiteralHeader lit,
-                                           std::optional<LiteralHeader>* next) {
+asio::awaitable<bool> Session::readLiteral(proto::CommandBuffer& cmd, proto::LiteralHeader lit,
+                                           std::optional<proto::LiteralHeader>* next) {
   const uint64_t limit = literalLimit();
   // All literals of a command count against the limit, and the lines between them against
   // the line limit once more, so neither many small literals nor many lines can grow it.

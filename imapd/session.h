@@ -26,10 +26,10 @@
 #include "auth/sasl.h"
 #include "auth/user_store.h"
 #include "imapd/command_table.h"
-#include "imapd/parser.h"
 #include "lib/base/result.h"
 #include "lib/log/log.h"
 #include "lib/net/connection.h"
+#include "lib/proto/arg_parser.h"
 
 namespace darius::imapd {
 
@@ -108,8 +108,8 @@ class Session {
   // Reads the literal `lit` announced at the end of `cmd`, and the line after it; sets *next
   // to the literal that line announces. False if the command has been answered already
   // (too big, refused before the continuation) or the session is ending.
-  asio::awaitable<bool> readLiteral(CommandBuffer& cmd, LiteralHeader lit,
-                                    std::optional<LiteralHeader>* next);
+  asio::awaitable<bool> readLiteral(proto::CommandBuffer& cmd, proto::LiteralHeader lit,
+                                    std::optional<proto::LiteralHeader>* next);
   // Looks up tag and command; on failure, the reply to send (with the tag to send it to).
   struct Lookup {
     std::string tag;

@@ -29,7 +29,7 @@ base::Result<AuthenticateArgs> parse(ArgParser& p) {
   DARIUS_RETURN_IF_ERROR(p.space());
   auto mech = p.atom();
   if (!mech.ok()) return mech.status();
-  a.mechanism = asciiUpper(*mech);
+  a.mechanism = proto::asciiUpper(*mech);
   if (p.skipIf(' ')) {
     auto token = p.base64Token();
     if (!token.ok()) return token.status();

@@ -33,7 +33,7 @@ asio::awaitable<Reply> execute(Session& session, EnableArgs args) {
   std::string enabled = "ENABLED";
   for (const std::string& name : args.names) {
     for (std::string_view known : kEnableable) {
-      if (equalsIgnoreCase(name, known) && session.enable(known)) {
+      if (proto::equalsIgnoreCase(name, known) && session.enable(known)) {
         enabled += " ";
         enabled += known;
       }

@@ -36,7 +36,7 @@ base::Result<IdArgs> parse(ArgParser& p) {
     auto field = p.string();
     if (!field.ok()) return field.status();
     if (field->size() > kMaxFieldBytes) return base::Status::invalid("ID field too long");
-    if (!seen.insert(asciiUpper(*field)).second) {
+    if (!seen.insert(proto::asciiUpper(*field)).second) {
       return base::Status::invalid("Duplicate ID field");
     }
     DARIUS_RETURN_IF_ERROR(p.space());
@@ -59,7 +59,8 @@ asio::awaitable<Reply> execute(Session& session, IdArgs args) {
     }
     log::info(session.logContext(), "client ID: {}", text);
   }
-  session.writeUntagged("ID (\"name\" \"Darius\" \"version\" " + quoteString(DARIUS_VERSION) + ")");
+  session.writeUntagged("ID (\"name\" \"Darius\" \"version\" " +
+                        proto::quoteString(DARIUS_VERSION) + ")");
   co_return Reply::ok("ID completed");
 }
 

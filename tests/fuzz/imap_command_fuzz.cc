@@ -1,4 +1,4 @@
-// Fuzzes the IMAP command front end (imapd/parser.h, imapd/command_table.h) the way the
+// Fuzzes the IMAP command front end (lib/proto/arg_parser.h, imapd/command_table.h) the way the
 // session drives it, without sockets: the input is a client byte stream cut into lines and
 // literals by net::LineReader, each command is framed by CommandBuffer (literal sizes limited
 // as in the session), then lexed: tag, command name, the command's own parse function from
@@ -12,14 +12,14 @@
 #include <string_view>
 
 #include "imapd/command_table.h"
-#include "imapd/parser.h"
 #include "lib/net/line_reader.h"
+#include "lib/proto/arg_parser.h"
 
 namespace {
 
-using darius::imapd::ArgParser;
-using darius::imapd::CommandBuffer;
 using darius::imapd::CommandTable;
+using darius::proto::ArgParser;
+using darius::proto::CommandBuffer;
 
 constexpr uint64_t kMaxLiteral = 4096;
 constexpr int kMaxDepth = 32;
@@ -30,7 +30,7 @@ const CommandTable& table() {
 }
 
 void roundTrip(const std::string& s) {
-  std::string quoted = darius::imapd::quoteString(s);
+  std::string quoted = darius::proto::quoteString(s);
   ArgParser p(quoted);
   auto again = p.string();
   if (!again.ok() || *again != s || !p.atEnd()) std::abort();
@@ -69,7 +69,7 @@ void lex(const std::string& text) {
     return;
   }
   for (char c : *tag) {
-    if (!darius::imapd::isTagChar(static_cast<unsigned char>(c))) std::abort();
+    if (!darius::proto::isTagChar(static_cast<unsigned char>(c))) std::abort();
   }
   if (!p.space().isOk()) return;
   auto name = p.atom();
@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!line.ok()) continue;  // overlong: reported once, then skipped
     if (!*line) break;
     CommandBuffer cmd;
-    std::optional<darius::imapd::LiteralHeader> lit = cmd.addLine(**line);
+    std::optional<darius::proto::LiteralHeader> lit = cmd.addLine(**line);
     bool complete = true;
     while (lit) {
       if (lit->size > kMaxLiteral - cmd.literalBytes()) {

@@ -1,10 +1,10 @@
-#include "imapd/parser.h"
+#include "lib/proto/arg_parser.h"
 
 #include "lib/base/utf8.h"
 
 #include <limits>
 
-namespace darius::imapd {
+namespace darius::proto {
 
 using base::Result;
 using base::Status;
@@ -306,4 +306,4 @@ Status ArgParser::end() const {
   return Status::invalid("Unexpected extra arguments");
 }
 
-}  // namespace darius::imapd
+}  // namespace darius::proto

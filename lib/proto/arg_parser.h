@@ -1,13 +1,13 @@
-// The IMAP command grammar the session needs before the mailbox store exists: framing a
-// command out of its lines and literals (CommandBuffer), and a lexer over the framed command
-// (ArgParser) for tags, atoms, quoted strings, literals, astring, nstring and base64 tokens,
-// following RFC 9051 §9 (formal syntax) and RFC 7888 (non-synchronising literals).
+// The IMAP command grammar: framing a command out of its lines and literals (CommandBuffer),
+// and a lexer over the framed command (ArgParser) for tags, atoms, quoted strings, literals,
+// astring, nstring and base64 tokens, following RFC 9051 §9 (formal syntax) and RFC 7888
+// (non-synchronising literals). It lives in lib/proto (DESIGN.md §2), below the daemons, so
+// the IMAP commands and any other service that speaks an IMAP-style grammar share it.
 //
 // Both are pure (no I/O), so they run the same under the session, in tests and under
 // libFuzzer. A command is held in wire form without its final CRLF: the lines joined by
 // "\r\n", each literal's bytes right after the CRLF of the line announcing it. Every error is
 // kInvalid (kTooBig for literal sizes) with a short message meant for the client's BAD reply.
-// The code depends on lib/base only, so it can move to lib/proto when the full grammar lands.
 //
 // Ownership: CommandBuffer owns its text; an ArgParser borrows the text it reads, which must
 // outlive it. Thread-safety: none; each object belongs to one session.
@@ -20,7 +20,7 @@
 
 #include "lib/base/result.h"
 
-namespace darius::imapd {
+namespace darius::proto {
 
 // "{n}" (synchronising: the server sends a continuation first) or "{n+}" (RFC 7888).
 struct LiteralHeader {
@@ -110,4 +110,4 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b);
 // Quotes `s` as an IMAP quoted string if it can be one, else as a literal (server output).
 std::string quoteString(std::string_view s);
 
-}  // namespace darius::imapd
+}  // namespace darius::proto

@@ -1,8 +1,8 @@
-#include "imapd/parser.h"
+#include "lib/proto/arg_parser.h"
 
 #include <gtest/gtest.h>
 
-namespace darius::imapd {
+namespace darius::proto {
 namespace {
 
 using base::Code;
@@ -249,4 +249,4 @@ TEST(CharClasses, FollowRfc9051) {
 }
 
 }  // namespace
-}  // namespace darius::imapd
+}  // namespace darius::proto
