@@ -29,7 +29,7 @@
 #include "lib/base/result.h"
 #include "lib/log/log.h"
 #include "lib/net/connection.h"
-#include "lib/proto/arg_parser.h"
+#include "lib/proto/command_buffer.h"
 
 namespace darius::imapd {
 

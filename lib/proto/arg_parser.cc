@@ -1,8 +1,7 @@
 #include "lib/proto/arg_parser.h"
 
 #include "lib/base/utf8.h"
-
-#include <limits>
+#include "lib/proto/number.h"
 
 namespace darius::proto {
 
@@ -10,25 +9,6 @@ using base::Result;
 using base::Status;
 
 namespace {
-
-constexpr uint64_t kMaxNumber64 = std::numeric_limits<int64_t>::max();  // RFC 9051 number64
-
-bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-// Parses 1*DIGIT as a number64. nullopt for no digits; kTooBig above 2^63-1.
-Result<std::optional<uint64_t>> parseNumber64(std::string_view digits) {
-  if (digits.empty()) return std::optional<uint64_t>();
-  for (char ch : digits) {
-    if (!isDigit(static_cast<unsigned char>(ch))) return std::optional<uint64_t>();
-  }
-  uint64_t n = 0;
-  for (char ch : digits) {
-    uint64_t d = static_cast<unsigned char>(ch) - '0';
-    if (n > (kMaxNumber64 - d) / 10) return Status::tooBig("Literal size out of range");
-    n = n * 10 + d;
-  }
-  return std::optional<uint64_t>(n);
-}
 
 // Length of the well-formed UTF-8 sequence (RFC 3629) starting at s[i], or 0.
 size_t utf8Length(std::string_view s, size_t i) { return base::decodeUtf8(s, i).length; }
@@ -66,101 +46,6 @@ Status checkRunEnd(std::string_view text, size_t end, std::string_view what) {
 }
 
 }  // namespace
-
-bool isAtomChar(unsigned char c) {
-  if (c <= 0x20 || c >= 0x7F) return false;  // SP, CTL, 8-bit
-  switch (c) {
-    case '(':
-    case ')':
-    case '{':
-    case '%':
-    case '*':
-    case '"':
-    case '\\':
-    case ']':
-      return false;
-    default:
-      return true;
-  }
-}
-
-bool isAstringChar(unsigned char c) { return isAtomChar(c) || c == ']'; }
-
-bool isTagChar(unsigned char c) { return isAstringChar(c) && c != '+'; }
-
-std::string asciiUpper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  }
-  return out;
-}
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string quoteString(std::string_view s) {
-  bool quotable = s.size() <= 1024;
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == 0 || c == '\r' || c == '\n' || c >= 0x80) quotable = false;
-  }
-  if (!quotable) return "{" + std::to_string(s.size()) + "}\r\n" + std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-std::optional<LiteralHeader> literalAtEnd(std::string_view line) {
-  if (line.empty() || line.back() != '}') return std::nullopt;
-  size_t open = line.rfind('{');
-  if (open == std::string_view::npos) return std::nullopt;
-  std::string_view inner = line.substr(open + 1, line.size() - open - 2);
-  LiteralHeader h;
-  if (!inner.empty() && inner.back() == '+') {
-    h.synchronizing = false;
-    inner.remove_suffix(1);
-  }
-  auto n = parseNumber64(inner);
-  if (n.ok() && !*n) return std::nullopt;
-  h.size = n.ok() ? **n : kLiteralSizeOverflow;
-  return h;
-}
-
-std::optional<LiteralHeader> CommandBuffer::addLine(std::string_view line) {
-  text_.append(line.data(), line.size());
-  auto h = literalAtEnd(line);
-  if (h) text_ += "\r\n";
-  return h;
-}
-
-void CommandBuffer::addLiteral(std::string_view bytes) {
-  text_.append(bytes.data(), bytes.size());
-  literal_bytes_ += bytes.size();
-}
-
-std::string CommandBuffer::replyTag() const {
-  ArgParser p(text_);
-  auto t = p.tag();
-  return t.ok() ? std::string(*t) : std::string("*");
-}
-
-void CommandBuffer::clear() {
-  text_.clear();
-  literal_bytes_ = 0;
-}
 
 Result<std::string_view> ArgParser::tag() {
   size_t end = pos_;
@@ -231,17 +116,15 @@ Result<std::string> ArgParser::literal() {
   if (!peek('{')) return unexpected(text_, pos_, "a literal");
   size_t close = text_.find('}', pos_);
   if (close == std::string_view::npos) return Status::invalid("Invalid literal header");
-  std::string_view inner = text_.substr(pos_ + 1, close - pos_ - 1);
-  if (!inner.empty() && inner.back() == '+') inner.remove_suffix(1);
-  auto n = parseNumber64(inner);
-  if (!n.ok()) return n.status();
-  if (!*n) return Status::invalid("Invalid literal header");
+  std::optional<LiteralHeader> h = parseLiteralHeader(text_.substr(pos_ + 1, close - pos_ - 1));
+  if (!h) return Status::invalid("Invalid literal header");
+  if (h->size == kLiteralSizeOverflow) return Status::tooBig("Literal size out of range");
   if (text_.substr(close + 1, 2) != "\r\n") {
     return Status::invalid("Literal header must end the line");
   }
   size_t start = close + 3;
-  if (text_.size() - start < **n) return Status::invalid("Truncated literal");
-  std::string_view bytes = text_.substr(start, static_cast<size_t>(**n));
+  if (text_.size() - start < h->size) return Status::invalid("Truncated literal");
+  std::string_view bytes = text_.substr(start, static_cast<size_t>(h->size));
   if (bytes.find('\0') != std::string_view::npos) return Status::invalid("NUL byte in literal");
   pos_ = start + bytes.size();
   return std::string(bytes);
@@ -282,6 +165,29 @@ bool ArgParser::skipNil() {
   pos_ += 3;
   return true;
 }
+
+Result<std::string> ArgParser::mailbox() {
+  auto name = astring();
+  if (!name.ok()) return name.status();
+  // RFC 9051 §9 mailbox: every case variant of INBOX is INBOX. Only the whole name: whether
+  // "inbox/sub" is under INBOX is the namespace's business (RFC 9051 §5.1).
+  if (equalsIgnoreCase(*name, "INBOX")) return std::string("INBOX");
+  return name;
+}
+
+template <typename T>
+Result<T> ArgParser::numberOf(Result<T> (*parse)(std::string_view)) {
+  std::string_view digits = run([](unsigned char c) { return isDigit(c); });
+  if (digits.empty()) return unexpected(text_, pos_, "a number");
+  Result<T> n = parse(digits);
+  if (n.ok()) pos_ += digits.size();
+  return n;
+}
+
+Result<uint32_t> ArgParser::number() { return numberOf<uint32_t>(&parseNumber); }
+Result<uint32_t> ArgParser::nzNumber() { return numberOf<uint32_t>(&parseNzNumber); }
+Result<uint64_t> ArgParser::number64() { return numberOf<uint64_t>(&parseNumber64); }
+Result<uint64_t> ArgParser::nzNumber64() { return numberOf<uint64_t>(&parseNzNumber64); }
 
 Result<std::string_view> ArgParser::base64Token() {
   size_t end = pos_;

@@ -1,3 +1,4 @@
+// The lexer: tokens, strings, literals, numbers and mailbox names (RFC 9051 §9).
 #include "lib/proto/arg_parser.h"
 
 #include <gtest/gtest.h>
@@ -6,59 +7,6 @@ namespace darius::proto {
 namespace {
 
 using base::Code;
-
-// --- literal headers and framing ---
-
-TEST(LiteralAtEnd, FindsSynchronizingAndNonSynchronizing) {
-  auto a = literalAtEnd("a LOGIN {5}");
-  ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(a->size, 5u);
-  EXPECT_TRUE(a->synchronizing);
-  auto b = literalAtEnd("a LOGIN fred {11+}");
-  ASSERT_TRUE(b.has_value());
-  EXPECT_EQ(b->size, 11u);
-  EXPECT_FALSE(b->synchronizing);
-  auto z = literalAtEnd("a X {0}");
-  ASSERT_TRUE(z.has_value());
-  EXPECT_EQ(z->size, 0u);
-}
-
-TEST(LiteralAtEnd, IgnoresWhatIsNotAHeader) {
-  for (const char* line : {"a NOOP", "a X }", "a X {}", "a X {+}", "a X {5-}", "a X {x}",
-                           "a X {5 }", "a X { 5}", "a X {5}x", "a X {-5}", "a X 5}", ""}) {
-    EXPECT_FALSE(literalAtEnd(line).has_value()) << line;
-  }
-}
-
-TEST(LiteralAtEnd, HugeSizesSaturate) {
-  auto a = literalAtEnd("a X {99999999999999999999}");
-  ASSERT_TRUE(a.has_value());
-  EXPECT_EQ(a->size, kLiteralSizeOverflow);
-  EXPECT_TRUE(a->synchronizing);
-  auto b = literalAtEnd("a X {99999999999999999999999999999999+}");
-  ASSERT_TRUE(b.has_value());
-  EXPECT_EQ(b->size, kLiteralSizeOverflow);
-  EXPECT_FALSE(b->synchronizing);
-  // 2^63-1 is the largest number64; 2^63 is over it.
-  EXPECT_EQ(literalAtEnd("a X {9223372036854775807}")->size, 9223372036854775807ull);
-  EXPECT_EQ(literalAtEnd("a X {9223372036854775808}")->size, kLiteralSizeOverflow);
-  // Leading zeros are digits like any other.
-  EXPECT_EQ(literalAtEnd("a X {0000000000000000000000000005}")->size, 5u);
-}
-
-TEST(CommandBuffer, JoinsLinesAndLiterals) {
-  CommandBuffer cmd;
-  auto h = cmd.addLine("a LOGIN {4}");
-  ASSERT_TRUE(h.has_value());
-  cmd.addLiteral("fr\"d");
-  EXPECT_FALSE(cmd.addLine(" secret").has_value());
-  EXPECT_EQ(cmd.text(), "a LOGIN {4}\r\nfr\"d secret");
-  EXPECT_EQ(cmd.literalBytes(), 4u);
-  EXPECT_EQ(cmd.replyTag(), "a");
-  cmd.clear();
-  cmd.addLine("bad+tag NOOP");
-  EXPECT_EQ(cmd.replyTag(), "*");
-}
 
 // --- the lexer ---
 
@@ -227,6 +175,71 @@ TEST(ArgParser, EndReportsExtraArguments) {
   ArgParser p("NOOP extra");
   ASSERT_TRUE(p.atom().ok());
   EXPECT_EQ(p.end().message(), "Unexpected extra arguments");
+}
+
+TEST(ArgParser, MailboxNormalisesInboxInAnyCase) {
+  for (const char* in : {"INBOX", "inbox", "iNbOx", "\"InBoX\"", "{5}\r\ninBOX"}) {
+    ArgParser p(in);
+    auto m = p.mailbox();
+    ASSERT_TRUE(m.ok()) << in;
+    EXPECT_EQ(*m, "INBOX") << in;
+    EXPECT_TRUE(p.atEnd()) << in;
+  }
+  // Only the whole name is INBOX; anything else is returned as sent.
+  for (const char* name : {"INBOX/Sent", "inbox.drafts", "INBOXES", "Inbo", "xinbox"}) {
+    EXPECT_EQ(*ArgParser(name).mailbox(), name);
+  }
+  EXPECT_EQ(*ArgParser("\"&ZeVnLIqe-\"").mailbox(), "&ZeVnLIqe-");
+  EXPECT_EQ(*ArgParser("\"J\xc3\xb6rg\"").mailbox(), "J\xc3\xb6rg");
+  ArgParser bad("(INBOX)");
+  EXPECT_FALSE(bad.mailbox().ok());
+  EXPECT_EQ(bad.position(), 0u);
+  EXPECT_FALSE(ArgParser("").mailbox().ok());
+}
+
+TEST(ArgParser, NumbersStopAtTheFirstNonDigit) {
+  ArgParser p("0.100> 4294967295 4294967296 0 07 9223372036854775807 9223372036854775808");
+  EXPECT_EQ(*p.number(), 0u);
+  EXPECT_TRUE(p.skipIf('.'));
+  EXPECT_EQ(*p.nzNumber(), 100u);
+  EXPECT_TRUE(p.skipIf('>'));
+  ASSERT_TRUE(p.space().isOk());
+  EXPECT_EQ(*p.number(), 4294967295u);
+  ASSERT_TRUE(p.space().isOk());
+  size_t before = p.position();
+  auto over = p.number();
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), Code::kInvalid);
+  EXPECT_EQ(p.position(), before);
+  EXPECT_EQ(*p.number64(), 4294967296u);
+  ASSERT_TRUE(p.space().isOk());
+  EXPECT_FALSE(p.nzNumber().ok());
+  EXPECT_EQ(*p.number(), 0u);
+  ASSERT_TRUE(p.space().isOk());
+  EXPECT_FALSE(p.nzNumber().ok()) << "digit-nz: no leading zero";
+  EXPECT_EQ(*p.number(), 7u);
+  ASSERT_TRUE(p.space().isOk());
+  EXPECT_EQ(*p.nzNumber64(), 9223372036854775807u);
+  ASSERT_TRUE(p.space().isOk());
+  EXPECT_FALSE(p.number64().ok());
+  EXPECT_FALSE(ArgParser("").number().ok());
+  EXPECT_FALSE(ArgParser("-1").number().ok());
+  EXPECT_FALSE(ArgParser("+1").number().ok());
+  EXPECT_FALSE(ArgParser(" 1").number().ok());
+}
+
+TEST(ArgParser, RestAdvanceAndRewind) {
+  ArgParser p("BODY[TEXT]<0.10>");
+  EXPECT_EQ(p.rest().substr(0, 4), "BODY");
+  p.advance(4);
+  EXPECT_TRUE(p.peek('['));
+  size_t mark = p.position();
+  p.advance(100);  // clamped to the end
+  EXPECT_TRUE(p.atEnd());
+  p.rewind(mark);
+  EXPECT_EQ(p.position(), mark);
+  p.rewind(1000);  // never forwards
+  EXPECT_EQ(p.position(), mark);
 }
 
 TEST(QuoteString, QuotesOrFallsBackToLiteral) {

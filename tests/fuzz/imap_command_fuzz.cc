@@ -14,6 +14,7 @@
 #include "imapd/command_table.h"
 #include "lib/net/line_reader.h"
 #include "lib/proto/arg_parser.h"
+#include "lib/proto/command_buffer.h"
 
 namespace {
 
