@@ -33,7 +33,8 @@ constexpr size_t kHMajor = 8, kHMinor = 10, kHHeaderSize = 12, kHRecordSize = 16
                  kHNumRecords = 20, kHGeneration = 24, kHNumExpunged = 32, kHUidValidity = 36,
                  kHUidNext = 40, kHNumDeleted = 44, kHHighestModseq = 48, kHQuotaUsed = 56,
                  kHNumSeen = 64, kHNumAnswered = 68, kHNumFlagged = 72, kHPrevRecords = 76,
-                 kHLastAppend = 80, kHCacheGeneration = 88, kHTailCrc = 96, kHCrc = 124;
+                 kHLastAppend = 80, kHCacheGeneration = 88, kHTailCrc = 96, kHRecentUid = 100,
+                 kHCrc = 124;
 
 // Offsets of the record fields (docs/formats/index.md, "Records").
 constexpr size_t kRUid = 0, kRFlags = 4, kRInternalDate = 8, kRSaveDate = 16, kRSize = 24,
@@ -75,6 +76,7 @@ std::string encodeIndexHeader(const IndexHeader& h) {
   put<uint64_t>(out, kHCacheGeneration, h.cache_generation);
   put<uint32_t>(out, kHPrevRecords, h.prev_num_records);
   put<uint32_t>(out, kHTailCrc, h.tail_crc);
+  put<uint32_t>(out, kHRecentUid, h.recent_uid);
   put<uint32_t>(out, kHCrc, crc32Of(std::string_view(out).substr(0, kHCrc)));
   return out;
 }
@@ -119,6 +121,7 @@ Result<IndexHeader> decodeIndexHeader(std::string_view in) {
   h.cache_generation = get<uint64_t>(in, kHCacheGeneration);
   h.prev_num_records = get<uint32_t>(in, kHPrevRecords);
   h.tail_crc = get<uint32_t>(in, kHTailCrc);
+  h.recent_uid = get<uint32_t>(in, kHRecentUid);  // minor 1; zero (reserved) in 1.0 files
   if (h.prev_num_records > h.num_records || h.num_expunged > h.num_records || h.uidnext == 0 || h.uidvalidity == 0) {
     return Status::corruption("index header counts are inconsistent (offset 0)");
   }

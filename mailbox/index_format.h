@@ -16,7 +16,8 @@ namespace darius::mailbox {
 
 inline constexpr std::string_view kIndexMagic = "DARIUSIX";  // 8 bytes
 inline constexpr uint16_t kIndexMajor = 1;
-inline constexpr uint16_t kIndexMinor = 0;
+// 1.1 gave meaning to the reserved bytes 100–103 (recent_uid); 1.0 files read as recent_uid 0.
+inline constexpr uint16_t kIndexMinor = 1;
 inline constexpr uint32_t kIndexHeaderSize = 128;
 // 128 so that no record straddles a 512-byte sector: an in-place flag update is one sector
 // write (docs/formats/index.md, "Crash safety").
@@ -60,6 +61,9 @@ struct IndexHeader {
   // is detected on open and the append is rolled back (docs/formats/index.md).
   uint32_t prev_num_records = 0;
   uint32_t tail_crc = 0;
+  // IMAP4rev1 \Recent (RFC 3501 §2.3.2): the highest UID some session has already been shown
+  // as recent; UIDs above it are recent to the next session that selects (not examines).
+  uint32_t recent_uid = 0;
 
   bool operator==(const IndexHeader&) const = default;
 };

@@ -29,6 +29,15 @@ IndexHeader sampleHeader() {
   h.cache_generation = 1;
   h.prev_num_records = 1;
   h.tail_crc = 0xdeadbeef;
+  h.recent_uid = 17;
+  return h;
+}
+
+// The same header as a 1.0 writer made it: no recent_uid.
+IndexHeader sampleHeaderV10() {
+  IndexHeader h = sampleHeader();
+  h.minor = 0;
+  h.recent_uid = 0;
   return h;
 }
 
@@ -167,17 +176,32 @@ TEST(IndexFormat, GoldenFilesV1) {
   };
   std::string index = slurp("darius.index");
   ASSERT_EQ(index.size(), kIndexHeaderSize + 2 * kIndexRecordSize) << dir;
-  EXPECT_EQ(index, encodeIndexHeader(sampleHeader()) + encodeIndexRecord(sampleRecord(5)) +
+  EXPECT_EQ(index, encodeIndexHeader(sampleHeaderV10()) + encodeIndexRecord(sampleRecord(5)) +
                        encodeIndexRecord(sampleRecord(7)));
   auto h = decodeIndexHeader(index);
   ASSERT_TRUE(h.ok());
-  EXPECT_EQ(*h, sampleHeader());
+  EXPECT_EQ(*h, sampleHeaderV10());
   std::string header = slurp("darius.header");
   auto mh = decodeMailboxHeader(header);
   ASSERT_TRUE(mh.ok()) << mh.status().toString();
   EXPECT_EQ(mh->unique_id, "9f86d081884c7d659a2feaa0c55ad015");
   EXPECT_EQ(mh->uidvalidity, 1700000000u);
   EXPECT_EQ(mh->user_flags, (std::vector<std::string>{"$Junk", "$Forwarded"}));
+}
+
+// Version 1.1 added recent_uid in reserved header bytes; records are unchanged.
+TEST(IndexFormat, GoldenFilesV11) {
+  std::ifstream in(sourceDir() + "/tests/data/formats/index/v1.1/darius.index.header",
+                   std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string header = ss.str();
+  ASSERT_EQ(header.size(), kIndexHeaderSize);
+  EXPECT_EQ(header, encodeIndexHeader(sampleHeader()));
+  auto h = decodeIndexHeader(header);
+  ASSERT_TRUE(h.ok()) << h.status().toString();
+  EXPECT_EQ(h->recent_uid, 17u);
+  EXPECT_EQ(h->minor, 1);
 }
 
 }  // namespace

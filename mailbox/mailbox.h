@@ -119,6 +119,14 @@ class Mailbox {
   // under a new generation. Runs by itself when expunged records pass a threshold.
   base::Status compact();
 
+  // IMAP4rev1 \Recent (RFC 3501 §2.3.2): moves the index's recent_uid up to the last UID and
+  // returns its old value; UIDs above that value are recent to this caller alone. A SELECT
+  // calls it, an EXAMINE does not.
+  base::Result<uint32_t> claimRecent();
+  // Records of the snapshot with a UID above `uid` (STATUS RECENT counts those above
+  // recent_uid); O(log n + the count).
+  base::Result<size_t> countAbove(uint32_t uid) const;
+
   // Expunged records that left the index (for QRESYNC VANISHED and undelete).
   base::Result<std::vector<IndexRecord>> expungedRecords() const;
 

@@ -33,6 +33,7 @@ Result<int> Mailbox::userFlagBit(const std::string& keyword, MailboxHeader& h, b
 }
 
 Status Mailbox::writeIndexHeader(io::WritableFile& f, IndexHeader h) {
+  h.minor = std::max(h.minor, kIndexMinor);  // fields this code writes exist from its minor on
   DARIUS_RETURN_IF_ERROR(f.pwrite(0, encodeIndexHeader(h)));
   DARIUS_RETURN_IF_ERROR(f.sync());
   index_ = h;
@@ -326,6 +327,52 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
     DARIUS_RETURN_IF_ERROR(compact());  // takes the lock itself
   }
   return modseq;
+}
+
+}  // namespace darius::mailbox
+
+namespace darius::mailbox {
+
+Result<uint32_t> Mailbox::claimRecent() {
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  IndexHeader h = index_;
+  uint32_t old = h.recent_uid;
+  if (h.uidnext - 1 <= old) return old;
+  h.recent_uid = h.uidnext - 1;
+  // The header alone, in place (one sector). If a crash loses it, the messages are shown as
+  // recent once more: \Recent is a hint, RFC 3501 §2.3.2.
+  h.prev_num_records = h.num_records;
+  h.tail_crc = 0;
+  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+  if (!f.ok()) return f.status();
+  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  DARIUS_RETURN_IF_ERROR((*f)->close());
+  return old;
+}
+
+Result<size_t> Mailbox::countAbove(uint32_t uid) const {
+  size_t lo = 0, hi = index_.num_records;
+  while (lo < hi) {  // first record with a UID above `uid`
+    size_t mid = lo + (hi - lo) / 2;
+    auto r = record(mid);
+    if (!r.ok()) return r.status();
+    if (r->uid <= uid) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  size_t n = 0;
+  for (size_t i = lo; i < index_.num_records; ++i) {
+    auto r = record(i);
+    if (!r.ok()) return r.status();
+    if (r->live()) ++n;
+  }
+  return n;
 }
 
 }  // namespace darius::mailbox

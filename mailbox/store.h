@@ -131,6 +131,9 @@ class Store {
   // kExists if the name is listed. Parent mailboxes are not created (a parent without an entry
   // is only a level of the hierarchy).
   base::Result<MailboxEntry> create(const MailboxName& name, const CreateOptions& options = {});
+  // A user's INBOX is made the first time it is needed (login, delivery), as Cyrus's
+  // autocreate does: creates `inbox` unless it is listed. The owner gets all rights.
+  base::Status ensureInbox(const MailboxName& inbox);
   // Moves the mailbox's directory into its partition's deleted area and removes the entry.
   // Child mailboxes stay: then only the mailbox's own files move (RFC 9051 §6.3.4).
   base::Status remove(const MailboxName& name);

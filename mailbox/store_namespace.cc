@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "lib/io/path.h"
+#include "mailbox/acl.h"
 #include "mailbox/header_file.h"
 #include "mailbox/mailbox_path.h"
 #include "mailbox/store.h"
@@ -89,6 +90,19 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   r.name = name.toString();
   logNamespaceChange(p->name, r);
   return entry;
+}
+
+Status Store::ensureInbox(const MailboxName& inbox) {
+  if (!inbox.isInbox()) return Status::invalid(inbox.toString() + " is not an INBOX");
+  auto e = list_->lookup(inbox);
+  if (e.ok()) return Status::ok();
+  if (e.status().code() != base::Code::kNotFound) return e.status();
+  CreateOptions o;
+  o.acl = Acl::ownerDefault(inbox.userId()).toString();
+  o.quota_root = inbox.toString();
+  auto made = create(inbox, o);
+  if (!made.ok() && made.status().code() != base::Code::kExists) return made.status();
+  return Status::ok();
 }
 
 Status Store::remove(const MailboxName& name) {

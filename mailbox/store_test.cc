@@ -422,6 +422,26 @@ TEST_F(StoreTest, LeftoverIntentsAreFinishedAtOpen) {
   EXPECT_NE(s.status().message().find("y.intent"), std::string::npos);
 }
 
+TEST_F(StoreTest, RecentIsClaimedOnceAndCounted) {
+  MailboxName inbox = personal("alice");
+  ASSERT_TRUE(store_->create(inbox).ok());
+  deliver(inbox, 1, 3);
+  auto a = store_->openMailbox(inbox);
+  auto b = store_->openMailbox(inbox);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a->mailbox->countAbove(0), 3u);
+  auto first = a->mailbox->claimRecent();
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, 0u) << "all three are recent to the first session";
+  auto second = b->mailbox->claimRecent();
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, 3u) << "and to no other";
+  deliver(inbox, 4, 2);
+  ASSERT_TRUE(b->mailbox->refresh().isOk());
+  EXPECT_EQ(*b->mailbox->countAbove(b->mailbox->index().recent_uid), 2u);
+  EXPECT_EQ(b->mailbox->index().minor, kIndexMinor);
+}
+
 TEST(IntentFormat, RoundTripsAndRefusesDamage) {
   internal::Intent in;
   in.op = internal::Intent::Op::kDelete;

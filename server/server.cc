@@ -10,6 +10,7 @@
 #include "lib/log/log.h"
 #include "lib/net/server_host.h"
 #include "lib/net/tls.h"
+#include "mailbox/store.h"
 #include "server/metrics_service.h"
 #include "server/run_files.h"
 #include "server/services.h"
@@ -45,6 +46,13 @@ int runServer(const std::string& config_path) {
                                      static_cast<int>(config.getInt("scram_iterations")));
   if (!users.ok()) return fail(kExitSoftware, "users_file: " + users.status().toString());
 
+  // The store opens before any listener: its open finishes whatever a crash interrupted.
+  auto store = mailbox::Store::open(config);
+  if (!store.ok()) return fail(kExitSoftware, "mail store: " + store.status().toString());
+  for (const std::string& line : (*store)->recovery().finished) {
+    log::notice("store recovery: finished {}", line);
+  }
+
   const std::vector<std::string> names = config.getList("services");
   bool want_tls = false;
   for (const auto& n : names) want_tls |= isTlsService(n);
@@ -63,7 +71,7 @@ int runServer(const std::string& config_path) {
       .max_connections_per_host = static_cast<size_t>(config.getInt("max_connections_per_host")),
   });
 
-  ServiceDeps deps{config, **users, host.metrics(), tls};
+  ServiceDeps deps{config, **users, **store, host.metrics(), tls};
   std::vector<std::unique_ptr<net::Service>> services;
   std::set<std::string> seen;
   for (const auto& name : names) {

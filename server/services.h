@@ -13,12 +13,14 @@
 #include "lib/net/metrics.h"
 #include "lib/net/service.h"
 #include "lib/net/tls.h"
+#include "mailbox/store.h"
 
 namespace darius::server {
 
 struct ServiceDeps {
   const config::Config& config;
   auth::UserStore& users;
+  mailbox::Store& store;
   net::Metrics& metrics;
   net::TlsContextPtr tls;  // null when no certificate is configured
 };
