@@ -16,6 +16,7 @@ constexpr std::string_view kServices[] = {"imap", "imaps", "pop3", "pop3s", "lmt
 constexpr std::string_view kLogLevels[] = {"debug", "info", "notice", "warning", "error"};
 constexpr std::string_view kTlsVersions[] = {"TLSv1.2", "TLSv1.3"};
 constexpr std::string_view kDbBackends[] = {"skiplist", "berkeley", "flat"};
+constexpr std::string_view kUidlFormats[] = {"uidvalidity.uid", "uid", "guid"};
 
 // Mozilla's "intermediate" TLS 1.2 suites: forward secrecy and AEAD only. DHE is left out
 // because ECDHE is universally available and finite-field DH invites weak-group mistakes.
@@ -153,6 +154,34 @@ constexpr OptionDef kOptions[] = {
      .description = "Partition of new mailboxes (a new user's INBOX; a child mailbox goes to "
                     "its parent's partition).",
      .section = "mailboxes"},
+
+    // delivery (LMTP) and POP3 (issue 5)
+    {.name = "duplicate_suppression_window", .type = T::kDuration, .default_value = "3d",
+     .description = "A message whose Message-ID was already delivered to the same mailbox "
+                    "within this window is accepted but not stored again; 0 disables "
+                    "suppression.",
+     .section = "delivery"},
+    {.name = "duplicate_db_backend", .type = T::kEnum, .default_value = "skiplist",
+     .description = "Backend of the duplicate-delivery database `duplicates.db` in data_dir.",
+     .section = "delivery", .allowed = kDbBackends},
+    {.name = "lmtp_max_recipients", .type = T::kInt, .default_value = "1000",
+     .description = "Recipients accepted in one LMTP transaction; more get 452 4.5.3 and are "
+                    "sent again by the client in a later transaction.",
+     .section = "delivery", .min = 1, .max = 100000},
+    {.name = "lmtp_max_line_length", .type = T::kSize, .default_value = "64K",
+     .description = "Longest line of a message sent with DATA; a longer one fails the message "
+                    "with 554 5.6.0 (RFC 5322 allows 998 octets).",
+     .section = "delivery", .min = 1000},
+    {.name = "lmtp_delivery_threads", .type = T::kInt, .default_value = "16",
+     .description = "Threads that write and fsync delivered messages, so the network threads "
+                    "never wait for the disk; concurrent deliveries share fsyncs.",
+     .section = "delivery", .min = 1, .max = 256},
+    {.name = "pop3_uidl_format", .type = T::kEnum, .default_value = "uidvalidity.uid",
+     .description = "What POP3 UIDL answers for a message: `uidvalidity.uid` (Cyrus's form), "
+                    "`uid`, or `guid` (the SHA-1 of the message); all are stable across "
+                    "restarts and reconstruct. Keep the former server's form when migrating, "
+                    "or leave-on-server clients fetch everything again.",
+     .section = "pop3", .allowed = kUidlFormats},
 };
 
 // Optimal string alignment distance (Levenshtein plus adjacent transposition, which is the most
