@@ -10,7 +10,8 @@ Pure functions over plain data; no state.
 import re
 import statistics
 
-# (label, workload, metric, unit, higher_is_better)
+# (label, workload, metric, unit, higher_is_better[, check prefix]): with a prefix, only a
+# failed check whose name starts with it marks the row wrong (two rows share imap_search).
 ROWS = [
     ("LMTP deliver, 1 connection", "lmtp1", "msgs_per_s", "msg/s", True),
     ("  server CPU per message", "lmtp1", "server_cpu_ms_per_msg", "ms", False),
@@ -22,8 +23,8 @@ ROWS = [
     ("IMAP LOGIN+SELECT (big mailbox)", "imap_select", "per_s", "/s", True),
     ("UID FETCH 1:* (FLAGS..BODYSTRUCTURE)", "imap_fetch_meta", "msgs_per_s", "msg/s", True),
     ("FETCH 1:* BODY.PEEK[]", "imap_fetch_body", "mib_per_s", "MiB/s", True),
-    ("SEARCH TEXT <word>, median", "imap_search", "text_ms", "ms", False),
-    ("SEARCH SUBJECT <word>, median", "imap_search", "subject_ms", "ms", False),
+    ("SEARCH TEXT <word>, median", "imap_search", "text_ms", "ms", False, "text_"),
+    ("SEARCH SUBJECT <word>, median", "imap_search", "subject_ms", "ms", False, "subject_"),
     ("STORE 1:* +FLAGS (\\Flagged)", "imap_store", "msgs_per_s", "msg/s", True),
     ("APPEND", "imap_append", "msgs_per_s", "msg/s", True),
     ("EXPUNGE every 10th message", "imap_expunge", "expunged_per_s", "msg/s", True),
@@ -58,7 +59,7 @@ def short(err, n=34):
     return err if len(err) <= n else err[:n - 1] + "…"
 
 
-def cell(results, metric):
+def cell(results, metric, check_prefix=""):
     """results: this server's result dicts for one workload, one per round."""
     vals, wrong, errors = [], [], []
     for r in results:
@@ -67,8 +68,9 @@ def cell(results, metric):
             errors.append(r.get("error", "failed"))
         elif metric in m and m[metric] is not None:
             vals.append(m[metric])
-            if not r.get("ok"):
-                wrong.append(r.get("error", ""))
+            bad = [f"{k} {v}" for k, v in r.get("checks", {}).items() if k.startswith(check_prefix) and v != "ok"]
+            if not r.get("ok") and (bad if check_prefix else True):
+                wrong.append("; ".join(bad) if check_prefix else r.get("error", ""))
         elif not r.get("ok"):
             errors.append(r.get("error", "failed"))
     if not vals:
@@ -90,14 +92,14 @@ def build_table(runs, servers, darius_only_rows, physical):
     head = ["workload", "unit"] + servers + [f"darius/{a}" for a in anchors if "darius" in servers]
     lines = []
     notes = []
-    for label, wl, metric, unit, higher in ROWS:
+    for label, wl, metric, unit, higher, *prefix in ROWS:
         row = [label, unit + ("" if not unit else (" ↑" if higher else " ↓"))]
         meds = {}
         for s in servers:
-            med, text, note = cell(runs.get(s, {}).get(wl, []), metric)
+            med, text, note = cell(runs.get(s, {}).get(wl, []), metric, prefix[0] if prefix else "")
             meds[s] = med
             row.append(text)
-            if note and (s, wl) not in [(n[0], n[1]) for n in notes]:
+            if note and (s, wl, note) not in notes:
                 notes.append((s, wl, note))
         if "darius" in servers:
             for a in anchors:
