@@ -7,6 +7,7 @@ failed in every round shows "fail: <reason>"; one that ran but returned wrong re
 (a failed correctness check) shows its number marked "✗" and the reason in a footnote.
 Pure functions over plain data; no state.
 """
+import os
 import re
 import statistics
 
@@ -128,6 +129,12 @@ def build_table(runs, servers, darius_only_rows, physical):
                f"on the bench filesystem, page-cache read {fmt(physical.get('page_cache_read_mib_per_s'))} MiB/s")
     out.append("cells: median (min..max) over rounds; ↑ higher is better, ↓ lower is better; "
                "ratio = darius median / anchor median; ✗ = ran but gave a wrong result (see notes)")
+    busiest = max(((r.get("client_cpu_s", 0) / r["wall_s"], s, wl) for s in servers
+                   for wl, rs in runs.get(s, {}).items() for r in rs
+                   if r.get("ok") and r.get("wall_s", 0) > 0.5), default=None)
+    if busiest:
+        out.append(f"load client CPU: at most {100 * busiest[0]:.0f}% of one core over a workload "
+                   f"({busiest[1]} {busiest[2]}); the machine has {os.cpu_count()} cores")
     for s, wl, note in notes:
         out.append(f"✗ {s} {wl}: {note[:200]}")
     fails = sorted({(s, r.get("error", "")) for s in servers for wl, rs in runs.get(s, {}).items()
