@@ -3,6 +3,8 @@
 #include <array>
 #include <limits>
 
+#include "lib/base/utf8.h"
+
 namespace darius::lmtpd {
 
 namespace {
@@ -19,6 +21,7 @@ enum class Shape : uint8_t {
   kString,    // VRFY SP String
   kMail,
   kRcpt,
+  kBdat,      // BDAT SP chunk-size [SP "LAST"]
 };
 
 struct Syntax {
@@ -38,6 +41,7 @@ constexpr std::array<Syntax, kVerbCount> kSyntax = {{
     {Verb::kQuit, "QUIT", Shape::kNone},          // RFC 5321 §4.1.1.10
     {Verb::kVrfy, "VRFY", Shape::kString},        // RFC 5321 §4.1.1.6
     {Verb::kStartTls, "STARTTLS", Shape::kNone},  // RFC 3207 §4
+    {Verb::kBdat, "BDAT", Shape::kBdat},          // RFC 3030 §2
     {Verb::kHelo, "HELO", Shape::kOptional},      // refused whatever follows
     {Verb::kEhlo, "EHLO", Shape::kOptional},
     {Verb::kUnknown, "UNKNOWN", Shape::kNone},
@@ -54,6 +58,9 @@ char upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' +
 bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isPrintable(char c) { return c >= 0x21 && c <= 0x7e; }  // VCHAR
+// A byte of a UTF-8 sequence beyond ASCII; parseCommand() has checked the sequences are
+// well-formed before any grammar rule sees them (RFC 6531 §3.3 UTF8-non-ascii).
+bool isNonAscii(char c) { return static_cast<unsigned char>(c) >= 0x80; }
 
 bool startsWithUpper(std::string_view text, std::string_view upper_prefix) {
   if (text.size() < upper_prefix.size()) return false;
@@ -67,9 +74,9 @@ bool equalsUpper(std::string_view text, std::string_view upper_name) {
   return text.size() == upper_name.size() && startsWithUpper(text, upper_name);
 }
 
-// RFC 5322 §3.2.3 atext.
+// RFC 5322 §3.2.3 atext, extended by RFC 6531 §3.3 with UTF8-non-ascii.
 bool isAtext(char c) {
-  if (isAlpha(c) || isDigit(c)) return true;
+  if (isAlpha(c) || isDigit(c) || isNonAscii(c)) return true;
   return std::string_view("!#$%&'*+-/=?^_`{|}~").find(c) != std::string_view::npos;
 }
 
@@ -84,7 +91,8 @@ bool isDotString(std::string_view s) {
   return true;
 }
 
-// Domain = sub-domain *("." sub-domain); sub-domain = Let-dig [Ldh-str]
+// Domain = sub-domain *("." sub-domain); sub-domain = Let-dig [Ldh-str] / U-label (RFC 6531
+// §3.3; a U-label is taken as any run of UTF-8 here: IDNA validity is the resolver's concern).
 bool isDomain(std::string_view s) {
   if (s.empty() || s.size() > kMaxDomain) return false;
   size_t start = 0;
@@ -93,7 +101,7 @@ bool isDomain(std::string_view s) {
     std::string_view label = s.substr(start, dot == std::string_view::npos ? dot : dot - start);
     if (label.empty() || label.front() == '-' || label.back() == '-') return false;
     for (char c : label) {
-      if (!isAlpha(c) && !isDigit(c) && c != '-') return false;
+      if (!isAlpha(c) && !isDigit(c) && c != '-' && !isNonAscii(c)) return false;
     }
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
@@ -120,8 +128,8 @@ std::optional<std::string> decodeQuoted(std::string_view s) {
       if (i + 2 >= s.size()) return std::nullopt;  // the pair would swallow the DQUOTE
       c = s[++i];
       if (c < 0x20 || c > 0x7e) return std::nullopt;  // quoted-pairSMTP: %d92 %d32-126
-    } else if (c < 0x20 || c > 0x7e || c == '"') {
-      return std::nullopt;  // qtextSMTP excludes DQUOTE and backslash
+    } else if ((c < 0x20 && !isNonAscii(c)) || c == 0x7f || c == '"') {
+      return std::nullopt;  // qtextSMTP (+ UTF8-non-ascii) excludes DQUOTE and backslash
     }
     out.push_back(c);
   }
@@ -185,10 +193,11 @@ std::optional<uint64_t> parseSize(std::string_view value) {
 }
 
 // Mail-parameters = esmtp-param *(SP esmtp-param); esmtp-param = keyword ["=" value]
-// (RFC 5321 §4.1.2). MAIL knows SIZE (RFC 1870 §6) and BODY (RFC 6152 §3); RCPT knows none.
+// (RFC 5321 §4.1.2). MAIL knows SIZE (RFC 1870 §6), BODY (RFC 6152 §3, RFC 3030 §3) and
+// SMTPUTF8 (RFC 6531 §3.4); RCPT knows none.
 Command parseParameters(Command c, std::string_view params) {
   const bool is_mail = c.verb == Verb::kMail;
-  bool seen_size = false, seen_body = false;
+  bool seen_size = false, seen_body = false, seen_utf8 = false;
   while (!params.empty()) {
     if (params.front() != ' ') {
       return fail(std::move(c), SyntaxError::kBadArguments, "Garbage after the path");
@@ -226,9 +235,18 @@ Command parseParameters(Command c, std::string_view params) {
         c.body = BodyType::k7Bit;
       } else if (equalsUpper(value, "8BITMIME")) {
         c.body = BodyType::k8BitMime;
+      } else if (equalsUpper(value, "BINARYMIME")) {
+        c.body = BodyType::kBinaryMime;
       } else {
-        return fail(std::move(c), SyntaxError::kBadArguments, "BODY must be 7BIT or 8BITMIME");
+        return fail(std::move(c), SyntaxError::kBadArguments,
+                    "BODY must be 7BIT, 8BITMIME or BINARYMIME");
       }
+    } else if (is_mail && equalsUpper(key, "SMTPUTF8")) {  // RFC 6531 §3.4: no value
+      if (seen_utf8 || eq != std::string_view::npos) {
+        return fail(std::move(c), SyntaxError::kBadArguments, "Bad SMTPUTF8 parameter");
+      }
+      seen_utf8 = true;
+      c.smtputf8 = true;
     } else {
       return fail(std::move(c), SyntaxError::kUnknownParameter, "Parameter not supported");
     }
@@ -252,6 +270,7 @@ Command parsePathAndParameters(Command c, std::string_view rest) {
     return fail(std::move(c), SyntaxError::kBadAddress, "Bad source route");
   }
   c.path = std::string(path);
+  for (char ch : path) c.utf8 = c.utf8 || isNonAscii(ch);
   if (path.empty()) {
     if (!is_mail) return fail(std::move(c), SyntaxError::kBadAddress, "Empty recipient address");
   } else if (!is_mail && equalsUpper(path, "POSTMASTER")) {
@@ -307,8 +326,11 @@ Command parseCommand(std::string_view line) {
   if (c.verb == Verb::kUnknown) {
     return fail(std::move(c), SyntaxError::kUnknownCommand, "Command unrecognized");
   }
+  // UTF-8 only where RFC 6531 puts it: in the paths (and parameters) of MAIL and RCPT.
+  const bool utf8_allowed =
+      (c.verb == Verb::kMail || c.verb == Verb::kRcpt) && base::isValidUtf8(rest);
   for (char ch : rest) {
-    if (ch != ' ' && !isPrintable(ch)) {
+    if (ch != ' ' && !isPrintable(ch) && !(utf8_allowed && isNonAscii(ch))) {
       return fail(std::move(c), SyntaxError::kBadArguments, "Invalid character in command");
     }
   }
@@ -343,6 +365,19 @@ Command parseCommand(std::string_view line) {
         return fail(std::move(c), SyntaxError::kBadArguments, "Syntax: RCPT TO:<address>");
       }
       return parsePathAndParameters(std::move(c), rest.substr(3));
+    case Shape::kBdat: {
+      size_t sp = rest.find(' ');
+      auto size = parseSize(rest.substr(0, sp));
+      if (!size) return fail(std::move(c), SyntaxError::kBadArguments, "Syntax: BDAT size [LAST]");
+      c.chunk_size = *size;
+      if (sp != std::string_view::npos) {
+        if (!equalsUpper(rest.substr(sp + 1), "LAST")) {
+          return fail(std::move(c), SyntaxError::kBadArguments, "Syntax: BDAT size [LAST]");
+        }
+        c.last = true;
+      }
+      return c;
+    }
   }
   return c;
 }

@@ -1,11 +1,17 @@
 // LMTP command grammar: RFC 2033 (LMTP is SMTP with LHLO for EHLO) over the command syntax of
-// RFC 5321 §4.1, with the MAIL parameters SIZE (RFC 1870) and BODY (RFC 6152). One command
-// line in, one typed Command out; no I/O and no session state, so the session executes what
-// this parses and the fuzzer can drive it without sockets.
+// RFC 5321 §4.1, with the MAIL parameters SIZE (RFC 1870), BODY (RFC 6152; BINARYMIME from
+// RFC 3030) and SMTPUTF8 (RFC 6531), and BDAT (RFC 3030 CHUNKING). One command line in, one
+// typed Command out; no I/O and no session state, so the session executes what this parses
+// and the fuzzer can drive it without sockets.
 //
 //   "MAIL FROM:" ("<>" / Reverse-path) [SP Mail-parameters]
 //   "RCPT TO:" ("<Postmaster>" / Forward-path) [SP Rcpt-parameters]
 //   Path = "<" [ A-d-l ":" ] Mailbox ">"      ; a source route is parsed and dropped (§4.1.2)
+//   "BDAT" SP chunk-size [SP "LAST"]          ; RFC 3030 §2, chunk-size = 1*DIGIT
+//
+// Internationalised addresses (RFC 6531 §3.3): UTF-8 is accepted in the local part and the
+// domain of a path when it is well-formed; the command says so in Command::utf8, and the
+// session refuses such a path unless the transaction declared SMTPUTF8.
 //
 // Two leniencies that real MTAs rely on: spaces after "FROM:"/"TO:" are skipped, and keywords
 // and parameter names are case-insensitive. Everything else is strict, including the address
@@ -31,6 +37,7 @@ enum class Verb : uint8_t {
   kQuit,
   kVrfy,
   kStartTls,
+  kBdat,
   // Known only to be refused: RFC 2033 §4.1.
   kHelo,
   kEhlo,
@@ -57,7 +64,7 @@ struct Mailbox {
   std::string domain;
 };
 
-enum class BodyType : uint8_t { kUnspecified, k7Bit, k8BitMime };
+enum class BodyType : uint8_t { kUnspecified, k7Bit, k8BitMime, kBinaryMime };
 
 struct Command {
   Verb verb = Verb::kUnknown;
@@ -67,13 +74,19 @@ struct Command {
   // LHLO: the client's name. VRFY: the argument. NOOP: the optional argument.
   std::string text;
   // MAIL, RCPT: the path between the angle brackets, as sent (source route dropped); empty
-  // for MAIL FROM:<>. Only printable ASCII gets this far, so it is safe to echo in replies.
+  // for MAIL FROM:<>. Only printable ASCII and well-formed UTF-8 (then `utf8` is set) get
+  // this far, so it is safe to echo in replies.
   std::string path;
+  bool utf8 = false;
   // MAIL: nullopt for the null reverse-path <>. RCPT: always set.
   std::optional<Mailbox> mailbox;
   // MAIL SIZE= (RFC 1870 §6), saturated at UINT64_MAX.
   std::optional<uint64_t> size;
   BodyType body = BodyType::kUnspecified;
+  bool smtputf8 = false;  // MAIL ... SMTPUTF8 (RFC 6531 §3.4)
+  // BDAT: the chunk's size in octets (saturated at UINT64_MAX) and whether it is the last.
+  uint64_t chunk_size = 0;
+  bool last = false;
 };
 
 // Parses one command line (without its CRLF). Problems are reported in Command::error, with

@@ -13,7 +13,7 @@ TEST(LmtpCommand, Keywords) {
   EXPECT_EQ(parseCommand("StartTLS").verb, Verb::kStartTls);
   EXPECT_EQ(parseCommand("EHLO x").verb, Verb::kEhlo);
   EXPECT_EQ(parseCommand("HELO").error, SyntaxError::kNone);  // refused by the session
-  Command u = parseCommand("BDAT 10 LAST");
+  Command u = parseCommand("XBDAT 10 LAST");
   EXPECT_EQ(u.verb, Verb::kUnknown);
   EXPECT_EQ(u.error, SyntaxError::kUnknownCommand);
   EXPECT_EQ(parseCommand("").error, SyntaxError::kUnknownCommand);
@@ -60,15 +60,55 @@ TEST(LmtpCommand, MailParameters) {
   EXPECT_EQ(*parseCommand("MAIL FROM:<> SIZE=99999999999999999999").size, UINT64_MAX);
   for (const char* bad :
        {"MAIL FROM:<a@b.c> SIZE=", "MAIL FROM:<a@b.c> SIZE=12a", "MAIL FROM:<a@b.c> SIZE=1 SIZE=2",
-        "MAIL FROM:<a@b.c> SIZE", "MAIL FROM:<a@b.c> BODY=BINARYMIME",
+        "MAIL FROM:<a@b.c> SIZE", "MAIL FROM:<a@b.c> BODY=BINARY",
+        "MAIL FROM:<a@b.c> SMTPUTF8=1", "MAIL FROM:<a@b.c> SMTPUTF8 SMTPUTF8",
         "MAIL FROM:<a@b.c> BODY=7BIT BODY=7BIT", "MAIL FROM:<a@b.c> SIZE=123456789012345678901",
         "MAIL FROM:<a@b.c> =x", "MAIL FROM:<a@b.c> X_Y=1"}) {
     EXPECT_EQ(parseCommand(bad).error, SyntaxError::kBadArguments) << bad;
   }
-  EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c> SMTPUTF8").error, SyntaxError::kUnknownParameter);
+  Command u = parseCommand("MAIL FROM:<a@b.c> smtputf8 BODY=BINARYMIME");
+  EXPECT_EQ(u.error, SyntaxError::kNone);
+  EXPECT_TRUE(u.smtputf8);
+  EXPECT_EQ(u.body, BodyType::kBinaryMime);
+  EXPECT_FALSE(parseCommand("MAIL FROM:<a@b.c>").smtputf8);
+  EXPECT_EQ(parseCommand("RCPT TO:<a@b.c> SMTPUTF8").error, SyntaxError::kUnknownParameter);
   EXPECT_EQ(parseCommand("MAIL FROM:<a@b.c> RET=HDRS").error, SyntaxError::kUnknownParameter);
   EXPECT_EQ(parseCommand("RCPT TO:<a@b.c> SIZE=1").error, SyntaxError::kUnknownParameter);
   EXPECT_EQ(parseCommand("RCPT TO:<a@b.c> NOTIFY=NEVER").error, SyntaxError::kUnknownParameter);
+}
+
+// RFC 3030 §2: BDAT SP chunk-size [SP end-marker].
+TEST(LmtpCommand, Bdat) {
+  Command c = parseCommand("BDAT 1000");
+  EXPECT_EQ(c.verb, Verb::kBdat);
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_EQ(c.chunk_size, 1000u);
+  EXPECT_FALSE(c.last);
+  Command l = parseCommand("bdat 0 last");
+  EXPECT_EQ(l.error, SyntaxError::kNone);
+  EXPECT_EQ(l.chunk_size, 0u);
+  EXPECT_TRUE(l.last);
+  EXPECT_EQ(parseCommand("BDAT 99999999999999999999999").error, SyntaxError::kBadArguments);
+  EXPECT_EQ(parseCommand("BDAT 99999999999999999999").chunk_size, UINT64_MAX);
+  for (const char* bad : {"BDAT", "BDAT x", "BDAT -1", "BDAT 10 FIRST", "BDAT 10 LAST x",
+                          "BDAT  10", "BDAT 1e3"}) {
+    EXPECT_EQ(parseCommand(bad).error, SyntaxError::kBadArguments) << bad;
+  }
+}
+
+// RFC 6531 §3.3: UTF-8 in paths, flagged for the session's SMTPUTF8 check; only well-formed
+// UTF-8, and only in MAIL and RCPT.
+TEST(LmtpCommand, InternationalisedAddresses) {
+  Command c = parseCommand("RCPT TO:<\xc3\xa5sa@b\xc3\xbcro.example>");
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_TRUE(c.utf8);
+  EXPECT_EQ(c.mailbox->local, "\xc3\xa5sa");
+  EXPECT_EQ(c.mailbox->domain, "b\xc3\xbcro.example");
+  EXPECT_TRUE(parseCommand("MAIL FROM:<\"\xc3\xa5 s\"@x.y> SMTPUTF8").utf8);
+  EXPECT_FALSE(parseCommand("RCPT TO:<ascii@x.y>").utf8);
+  EXPECT_EQ(parseCommand("RCPT TO:<\xc3@x.y>").error, SyntaxError::kBadArguments);  // truncated
+  EXPECT_EQ(parseCommand("RCPT TO:<\xc0\xaf@x.y>").error, SyntaxError::kBadArguments);  // overlong
+  EXPECT_EQ(parseCommand("LHLO h\xc3\xa5st").error, SyntaxError::kBadArguments);
 }
 
 TEST(LmtpCommand, RcptTo) {

@@ -1,13 +1,21 @@
 // LmtpService: the net::Service behind the lmtp listener (a TCP port, normally on loopback,
-// or a unix socket). It holds what every LMTP session shares — options, the user store,
-// metrics counters — and runs one lmtpd::Session per admitted connection.
+// or a unix socket). It holds what every LMTP session shares — options, the user store, the
+// Deliverer over the mail store, the duplicate database, the delivery threads, metrics
+// counters — and runs one lmtpd::Session per admitted connection.
 //
-// Ownership: the composition root (server/) owns the service; the UserStore and Metrics it is
-// given must outlive it. Thread-safety: immutable after construction except the atomic
-// session counter, so serve() may run concurrently on any number of threads.
+// Delivery threads: sessions hand each finished message to a pool of its own (size
+// lmtp_delivery_threads), not to the host's small blocking pool: a delivery spends most of its
+// time waiting for fsyncs, and concurrent deliveries share them (group commit in the Store and
+// the change log) only if enough of them can wait at once.
+//
+// Ownership: the composition root (server/) owns the service; the UserStore, Store and
+// Metrics it is given must outlive it. It owns the DuplicateDb and the delivery pool, whose
+// destructor waits for deliveries in flight. Thread-safety: immutable after construction
+// except the atomic session counter, so serve() may run concurrently on any number of threads.
 #pragma once
 
 #include <asio.hpp>
+#include <asio/thread_pool.hpp>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -18,17 +26,32 @@
 #include "lib/config/config.h"
 #include "lib/net/metrics.h"
 #include "lib/net/service.h"
+#include "lmtpd/delivery.h"
 #include "lmtpd/session.h"
+#include "mailbox/duplicate_db.h"
+#include "mailbox/namespace.h"
+#include "mailbox/store.h"
 
 namespace darius::lmtpd {
 
-// servername (the host name if unset), max_literal_size as the message size limit, and
-// idle_timeout as the per-read timeout. VRFY stays off: no option enables it yet.
+// servername (the host name if unset), max_literal_size as the message size limit,
+// idle_timeout as the per-read timeout, lmtp_max_recipients, lmtp_max_line_length,
+// lmtp_delivery_threads. VRFY stays off: no option enables it yet.
 LmtpOptions lmtpOptionsFromConfig(const config::Config& config);
 
 class LmtpService : public net::Service {
  public:
-  LmtpService(std::string name, LmtpOptions options, auth::UserStore& users, net::Metrics& metrics);
+  // `duplicates` may be null (no suppression).
+  LmtpService(std::string name, LmtpOptions options, auth::UserStore& users,
+              mailbox::Store& store, mailbox::Namespace ns,
+              std::unique_ptr<mailbox::DuplicateDb> duplicates, net::Metrics& metrics);
+  ~LmtpService() override;
+  // Everything from the config (options, namespace, duplicates.db in data_dir).
+  static base::Result<std::unique_ptr<LmtpService>> create(std::string name,
+                                                           const config::Config& config,
+                                                           auth::UserStore& users,
+                                                           mailbox::Store& store,
+                                                           net::Metrics& metrics);
 
   std::string_view name() const override { return name_; }
   asio::awaitable<void> serve(std::shared_ptr<net::Connection> conn) override;
@@ -42,10 +65,14 @@ class LmtpService : public net::Service {
   std::chrono::milliseconds initialTimeout() const override { return options_.timeout; }
 
   const LmtpOptions& options() const { return options_; }
+  mailbox::DuplicateDb* duplicates() { return duplicates_.get(); }
 
  private:
   const std::string name_;
   const LmtpOptions options_;
+  std::unique_ptr<mailbox::DuplicateDb> duplicates_;
+  Deliverer deliverer_;
+  asio::thread_pool pool_;
   SessionEnv env_;
   std::atomic<uint64_t> next_session_{1};
 };

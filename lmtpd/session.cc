@@ -1,10 +1,13 @@
 #include "lmtpd/session.h"
 
 #include <algorithm>
+#include <ctime>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "lib/base/result.h"
+#include "lmtpd/trace.h"
 
 namespace darius::lmtpd {
 
@@ -16,6 +19,22 @@ constexpr size_t kFlushThreshold = 16 * 1024;
 
 constexpr uint8_t kFresh = 1, kGreeted = 2, kMail = 4, kRcpt = 8;
 constexpr uint8_t kAny = kFresh | kGreeted | kMail | kRcpt;
+
+// BDAT chunks are read in pieces of at most this much, so a chunk over the size limit is
+// consumed (RFC 3030 §2 says the data must be read whatever the reply) without buffering it.
+constexpr uint64_t kChunkPiece = 1 << 20;
+
+// Runs f on the delivery pool and resumes on the caller's strand with its result; inline
+// without a pool (unit tests).
+template <typename F>
+asio::awaitable<std::invoke_result_t<F&>> onDeliveryThread(asio::thread_pool* pool, F f) {
+  using R = std::invoke_result_t<F&>;
+  if (pool == nullptr) co_return f();
+  std::optional<R> out = co_await asio::co_spawn(
+      *pool, [&f]() -> asio::awaitable<std::optional<R>> { co_return f(); },
+      asio::use_awaitable);
+  co_return std::move(*out);
+}
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -46,6 +65,9 @@ const Session::Entry Session::kCommands[] = {
     {Verb::kMail, kGreeted, &Session::cmdMail},       // RFC 5321 §4.1.1.2
     {Verb::kRcpt, kMail | kRcpt, &Session::cmdRcpt},  // RFC 5321 §4.1.1.3
     {Verb::kData, kRcpt, &Session::cmdData},          // RFC 2033 §4.2: 503 without recipients
+    // RFC 3030 §2: a BDAT's data follows it whatever the state, so the handler reads the
+    // chunk first and checks the sequence itself.
+    {Verb::kBdat, kAny, &Session::cmdBdat},
     {Verb::kRset, kAny, &Session::cmdRset},           // RFC 5321 §4.1.1.5
     {Verb::kNoop, kAny, &Session::cmdNoop},           // RFC 5321 §4.1.1.9
     {Verb::kQuit, kAny, &Session::cmdQuit},           // RFC 5321 §4.1.1.10
@@ -70,7 +92,9 @@ void Session::reply(std::string_view line) {
 void Session::resetTransaction() {
   sender_.clear();
   body_ = BodyType::kUnspecified;
+  smtputf8_ = false;
   recipients_.clear();
+  chunks_.reset();
   if (state_ != State::kFresh) state_ = State::kGreeted;
 }
 
@@ -110,6 +134,12 @@ asio::awaitable<Session::Next> Session::execute(const Command& cmd) {
   if (cmd.error == SyntaxError::kUnknownCommand) {
     co_return error("500 5.5.2 " + cmd.error_text);
   }
+  if (cmd.verb == Verb::kBdat && cmd.error != SyntaxError::kNone) {
+    // Without a size, the chunk's end cannot be found: its bytes would be read as commands.
+    log::info(log_, "closing: malformed BDAT");
+    reply("501 5.5.4 " + cmd.error_text + "; closing connection");
+    co_return Next::kClose;
+  }
   const Entry* found = std::find_if(std::begin(kCommands), std::end(kCommands),
                                     [&](const Entry& e) { return e.verb == cmd.verb; });
   if (found == std::end(kCommands)) co_return error("500 5.5.2 Command unrecognized");
@@ -139,6 +169,7 @@ std::string Session::sequenceError(Verb verb) const {
     case Verb::kMail:
       return "Sender already specified";
     case Verb::kData:
+    case Verb::kBdat:
       return state_ == State::kMail ? "No valid recipients" : "Send MAIL first";
     default:
       return "Send MAIL first";
@@ -157,13 +188,17 @@ Session::Next Session::error(std::string_view reply_line) {
 
 // RFC 2033 §4.1 (the semantics of EHLO, RFC 5321 §4.1.1.1): resets any transaction. The
 // reply lists the extensions; RFC 2034 §3 exempts it from enhanced status codes.
-asio::awaitable<Session::Next> Session::cmdLhlo(const Command&) {
+asio::awaitable<Session::Next> Session::cmdLhlo(const Command& cmd) {
   state_ = State::kGreeted;
   resetTransaction();
+  helo_ = cmd.text;
   reply("250-" + env_.options->servername);
   reply("250-PIPELINING");                          // RFC 2920
   reply("250-ENHANCEDSTATUSCODES");                 // RFC 2034
   reply("250-8BITMIME");                            // RFC 6152
+  reply("250-CHUNKING");                            // RFC 3030
+  reply("250-BINARYMIME");                          // RFC 3030
+  reply("250-SMTPUTF8");                            // RFC 6531
   if (conn_->canStartTls()) reply("250-STARTTLS");  // RFC 3207; not once TLS is active
   reply("250 SIZE " + std::to_string(env_.options->max_message_size));  // RFC 1870
   co_return Next::kContinue;
@@ -175,8 +210,14 @@ asio::awaitable<Session::Next> Session::cmdMail(const Command& cmd) {
     reply("552 5.3.4 Message size exceeds fixed maximum message size");
     co_return Next::kContinue;
   }
+  // RFC 6531 §3.4: an internationalised address needs SMTPUTF8; RFC 6533 gives X.6.7.
+  if (cmd.utf8 && !cmd.smtputf8) {
+    reply("553 5.6.7 Non-ASCII address requires SMTPUTF8");
+    co_return Next::kContinue;
+  }
   sender_ = cmd.path;
   body_ = cmd.body;
+  smtputf8_ = cmd.smtputf8;
   state_ = State::kMail;
   reply("250 2.1.0 Sender <" + sender_ + "> OK");
   co_return Next::kContinue;
@@ -188,7 +229,15 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
     reply("452 4.5.3 Too many recipients");
     co_return Next::kContinue;
   }
+  if (cmd.utf8 && !smtputf8_) {
+    reply("553 5.6.7 Non-ASCII address requires SMTPUTF8");
+    co_return Next::kContinue;
+  }
   auto user = resolveRecipient(*env_.users, *cmd.mailbox);
+  if (user.ok() && env_.deliverer != nullptr && !env_.deliverer->inboxFor(*user).ok()) {
+    // In the user store, but not a name that can own mailboxes: nothing could be delivered.
+    user = base::Status::notFound("user name cannot own a mailbox");
+  }
   if (!user.ok()) {
     if (user.status().isNotFound()) {
       reply("550 5.1.1 <" + cmd.path + "> User unknown");
@@ -198,21 +247,171 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
     }
     co_return Next::kContinue;
   }
-  recipients_.push_back({cmd.path, std::move(*user)});
+  const std::string& local = cmd.mailbox->local;
+  size_t plus = local.find('+');
+  recipients_.push_back({cmd.path, std::move(*user),
+                         plus == std::string::npos ? std::string() : local.substr(plus + 1)});
   state_ = State::kRcpt;
   reply("250 2.1.5 <" + cmd.path + "> Recipient OK");
   co_return Next::kContinue;
 }
 
+// RFC 5321 §4.1.1.4 and RFC 2033 §4.2: 354, the dot-stuffed lines up to ".", then one reply
+// per accepted recipient.
 asio::awaitable<Session::Next> Session::cmdData(const Command&) {
-  // RFC 2033 §4.2 would now take the message and give one reply per accepted recipient, and
-  // each 250 must mean the message is on stable storage (DESIGN.md §3). There is no mailbox
-  // store to deliver into yet, so we refuse at DATA — before any 354, so the client sends no
-  // body — with a temporary error: the MTA keeps the message queued and retries later. Do
-  // not fake delivery here. The transaction ends, as after any refused DATA.
-  log::notice(log_, "refused DATA for {} recipient(s): the mailbox store is not built yet",
-              recipients_.size());
-  reply("451 4.3.2 Delivery is not available yet: the mailbox store is not built");
+  if (chunks_) co_return error("503 5.5.1 DATA cannot follow BDAT in one transaction");
+  if (body_ == BodyType::kBinaryMime) {
+    // RFC 3030 §3: a BINARYMIME body can only be sent with BDAT.
+    co_return error("503 5.5.1 BODY=BINARYMIME requires BDAT");
+  }
+  reply("354 Start mail input; end with <CRLF>.<CRLF>");
+  if (!(co_await conn_->flush()).isOk()) co_return Next::kClose;
+  std::unique_ptr<MessageData> message = newMessage();
+  conn_->setLimits({.max_line = env_.options->max_data_line,
+                    .max_literal = env_.options->max_message_size});
+  Next next = Next::kContinue;
+  for (;;) {
+    auto line = co_await conn_->readLine();
+    if (line.ok()) {
+      if (message->addDataLine(*line)) break;
+      continue;
+    }
+    if (line.status().code() == base::Code::kTooBig) {
+      message->addOverlongLine();
+      continue;
+    }
+    // The connection is gone (or timed out) before the final dot: nothing was staged, so
+    // nothing is delivered and nothing is left behind (RFC 5321 §4.1.1.4).
+    log::info(log_, "connection lost in DATA after {} octets: nothing delivered",
+              message->size());
+    if (conn_->timedOut()) {
+      reply("421 4.4.2 " + env_.options->servername + " Timeout in DATA, closing connection");
+    }
+    next = Next::kClose;
+    break;
+  }
+  conn_->setLimits({.max_line = kMaxCommandLine, .max_literal = env_.options->max_message_size});
+  if (next == Next::kClose) co_return next;
+  co_return co_await finishMessage(*message);
+}
+
+// RFC 3030 §2 (CHUNKING): BDAT size [LAST], then exactly `size` octets. In LMTP the reply to
+// BDAT LAST is one reply per recipient (RFC 3030 §4.2 with RFC 2033 §4.2); every other BDAT
+// gets one 250 once its chunk is read.
+asio::awaitable<Session::Next> Session::cmdBdat(const Command& cmd) {
+  const bool in_sequence = state_ == State::kRcpt;
+  if (in_sequence && !chunks_) chunks_ = newMessage();
+  for (uint64_t left = cmd.chunk_size; left > 0;) {
+    // Pieces stay under the reader's literal limit (the message size limit) too. (Nested
+    // std::min: GCC 12 miscompiles an initializer list inside a coroutine.)
+    const uint64_t want = std::min(left, std::min(kChunkPiece, env_.options->max_message_size));
+    auto piece = co_await conn_->readBytes(want);
+    if (!piece.ok()) {
+      log::info(log_, "connection lost in BDAT: nothing delivered");
+      co_return Next::kClose;
+    }
+    left -= piece->size();
+    if (in_sequence) chunks_->addChunk(*piece);
+  }
+  if (!in_sequence) co_return error("503 5.5.1 " + sequenceError(Verb::kBdat));
+  if (cmd.last) {
+    chunks_->finishChunks();
+    std::unique_ptr<MessageData> message = std::move(chunks_);
+    co_return co_await finishMessage(*message);
+  }
+  if (chunks_->problem() == MessageData::Problem::kTooBig) {
+    // RFC 3030 §4.2: the transaction has failed; the client sends RSET or starts anew.
+    reply("552 5.3.4 Message size exceeds fixed maximum message size");
+    resetTransaction();
+    co_return Next::kContinue;
+  }
+  reply("250 2.0.0 " + std::to_string(cmd.chunk_size) + " octets received");
+  co_return Next::kContinue;
+}
+
+std::unique_ptr<MessageData> Session::newMessage() {
+  TraceInfo t;
+  t.sender = sender_;
+  t.helo = helo_;
+  t.peer_host = conn_->peer().host;
+  t.servername = env_.options->servername;
+  t.id = std::to_string(log_.session_id) + "." + std::to_string(transactions_ + 1);
+  t.tls = conn_->tlsActive();
+  t.smtputf8 = smtputf8_;
+  if (recipients_.size() == 1) t.for_path = recipients_.front().path;
+  t.when = std::time(nullptr);
+  return std::make_unique<MessageData>(env_.options->max_message_size,
+                                       body_ == BodyType::kBinaryMime, traceHeaders(t));
+}
+
+void Session::replyAll(std::string_view code, std::string_view text) {
+  for (const Recipient& r : recipients_) {
+    reply(std::string(code) + " <" + r.path + "> " + std::string(text));
+  }
+}
+
+asio::awaitable<Session::Next> Session::finishMessage(MessageData& message) {
+  ++transactions_;
+  switch (message.problem()) {
+    case MessageData::Problem::kNone:
+      break;
+    case MessageData::Problem::kTooBig:
+      log::info(log_, "refused message of {} octets: over the size limit", message.size());
+      replyAll("552 5.3.4", "Message size exceeds fixed maximum message size");
+      resetTransaction();
+      co_return Next::kContinue;
+    case MessageData::Problem::kLineTooLong:
+      log::info(log_, "refused message: a line over {} octets", env_.options->max_data_line);
+      replyAll("554 5.6.0", "Message has a line longer than " +
+                                std::to_string(env_.options->max_data_line) + " octets");
+      resetTransaction();
+      co_return Next::kContinue;
+    case MessageData::Problem::kNul:
+      log::info(log_, "refused message: NUL octets outside BODY=BINARYMIME");
+      replyAll("554 5.6.0", "Message contains NUL octets (use BODY=BINARYMIME)");
+      resetTransaction();
+      co_return Next::kContinue;
+  }
+  std::vector<DeliveryTarget> targets;
+  targets.reserve(recipients_.size());
+  for (const Recipient& r : recipients_) targets.push_back({r.user, r.detail});
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  std::vector<DeliveryOutcome> outcomes;
+  if (env_.deliverer != nullptr) {
+    outcomes = co_await onDeliveryThread(env_.delivery_pool, [&] {
+      return env_.deliverer->deliver(message.bytes(), targets, now);
+    });
+  } else {
+    outcomes.assign(targets.size(),
+                    DeliveryOutcome{DeliveryOutcome::Kind::kTemporary, "",
+                                    base::Status::temporary("no mail store configured")});
+  }
+  for (size_t i = 0; i < recipients_.size(); ++i) {
+    const DeliveryOutcome& o = outcomes[i];
+    const std::string& path = recipients_[i].path;
+    auto* counter = env_.deliveries[static_cast<size_t>(o.kind)];
+    if (counter != nullptr) counter->fetch_add(1, std::memory_order_relaxed);
+    switch (o.kind) {
+      case DeliveryOutcome::Kind::kDelivered:
+        reply("250 2.0.0 <" + path + "> Delivered");
+        break;
+      case DeliveryOutcome::Kind::kDuplicate:
+        log::info(log_, "duplicate suppressed for {}", o.mailbox);
+        reply("250 2.0.0 <" + path + "> Already delivered (duplicate suppressed)");
+        break;
+      case DeliveryOutcome::Kind::kNoMailbox:
+        log::notice(log_, "no mailbox for <{}>: {}", path, o.status.toString());
+        reply("550 5.1.1 <" + path + "> User unknown");
+        break;
+      case DeliveryOutcome::Kind::kOverQuota:
+        reply("452 4.2.2 <" + path + "> Mailbox full");
+        break;
+      case DeliveryOutcome::Kind::kTemporary:
+        log::error(log_, "delivery to {} failed: {}", o.mailbox, o.status.toString());
+        reply("451 4.3.0 <" + path + "> Temporary failure, try again later");
+        break;
+    }
+  }
   resetTransaction();
   co_return Next::kContinue;
 }

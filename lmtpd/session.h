@@ -1,19 +1,23 @@
 // One LMTP session (RFC 2033; SMTP command semantics from RFC 5321, PIPELINING from RFC 2920,
 // ENHANCEDSTATUSCODES from RFC 2034/3463, SIZE from RFC 1870, 8BITMIME from RFC 6152,
-// STARTTLS from RFC 3207): a coroutine that reads command lines, parses each into a typed
-// Command (lmtpd/command.h) and executes it through one table of {verb, states, handler}.
-// Every reply carries an enhanced status code except the greeting and the LHLO reply, which
-// RFC 2034 §3 exempts. Replies are queued and flushed whenever no pipelined input is waiting
-// (RFC 2920 §3.2), so a pipelined MAIL/RCPT/.../DATA group costs one write.
+// CHUNKING and BINARYMIME from RFC 3030, SMTPUTF8 from RFC 6531, STARTTLS from RFC 3207): a
+// coroutine that reads command lines, parses each into a typed Command (lmtpd/command.h) and
+// executes it through one table of {verb, states, handler}. Every reply carries an enhanced
+// status code except the greeting and the LHLO reply, which RFC 2034 §3 exempts. Replies are
+// queued and flushed whenever no pipelined input is waiting (RFC 2920 §3.2), so a pipelined
+// MAIL/RCPT/.../DATA group costs one write.
 //
-// What exists now is the envelope: LHLO, MAIL, RCPT (checked against the user store), RSET,
-// NOOP, VRFY, STARTTLS, QUIT. DATA is refused with 451 4.3.2 because there is no mailbox
-// store to deliver into yet (see Session::cmdData); delivery, Sieve and duplicate
-// suppression come with the store, into the same table.
+// A message arrives with DATA or BDAT into a MessageData (lmtpd/message_data.h) that already
+// holds the trace fields, is checked, and is handed with the recipients to the Deliverer on
+// a delivery thread (the fsyncs never block a network thread); then one reply per accepted
+// recipient, in RCPT order (RFC 2033 §4.2). A message that fails (too big, a NUL, an overlong
+// line) is read to its end anyway and answered per recipient; a connection lost before the
+// end delivers nothing (nothing is staged before the end).
 //
 // Ownership: the Session holds the connection for its lifetime; the SessionEnv belongs to
 // the LmtpService and outlives every session. Thread-safety: a Session runs on its
-// connection's strand only; SessionEnv is read-only (counters are atomics).
+// connection's strand only, except the Deliverer call, which runs on a delivery thread while
+// the session waits for it; SessionEnv is read-only (counters are atomics).
 #pragma once
 
 #include <array>
@@ -30,6 +34,8 @@
 #include "lib/log/log.h"
 #include "lib/net/connection.h"
 #include "lmtpd/command.h"
+#include "lmtpd/delivery.h"
+#include "lmtpd/message_data.h"
 
 namespace darius::lmtpd {
 
@@ -37,6 +43,8 @@ struct LmtpOptions {
   std::string servername;                   // in the greeting, the LHLO reply and 221/421
   uint64_t max_message_size = 64ull << 20;  // SIZE (RFC 1870); max_literal_size
   size_t max_recipients = 1000;             // per transaction; more get 452 4.5.3
+  size_t max_data_line = 64 * 1024;         // lmtp_max_line_length: longest DATA line
+  unsigned delivery_threads = 16;           // lmtp_delivery_threads
   bool vrfy_enabled = false;                // VRFY answers 252 when on, 502 when off
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};  // per read (idle_timeout)
 };
@@ -49,9 +57,13 @@ inline constexpr size_t kMaxCommandLine = 2048;
 struct SessionEnv {
   const LmtpOptions* options = nullptr;
   auth::UserStore* users = nullptr;
+  Deliverer* deliverer = nullptr;
+  asio::thread_pool* delivery_pool = nullptr;  // null: deliver inline (unit tests)
   std::string_view service;  // "lmtp": log and metrics label
   // darius_commands_total{service, command}, indexed by Verb (kUnknown included).
   std::array<std::atomic<uint64_t>*, kVerbCount> commands{};
+  // darius_lmtp_deliveries_total{outcome}, indexed by DeliveryOutcome::Kind.
+  std::array<std::atomic<uint64_t>*, 5> deliveries{};
 };
 
 class Session {
@@ -85,8 +97,9 @@ class Session {
   static const Entry kCommands[];
 
   struct Recipient {
-    std::string path;  // as the client wrote it, for the per-recipient replies
-    std::string user;  // the user store name it resolved to
+    std::string path;    // as the client wrote it, for the per-recipient replies
+    std::string user;    // the user store name it resolved to
+    std::string detail;  // the subaddress after '+', "" if none
   };
 
   asio::awaitable<Next> execute(const Command& cmd);
@@ -96,6 +109,7 @@ class Session {
   asio::awaitable<Next> cmdMail(const Command& cmd);
   asio::awaitable<Next> cmdRcpt(const Command& cmd);
   asio::awaitable<Next> cmdData(const Command& cmd);
+  asio::awaitable<Next> cmdBdat(const Command& cmd);
   asio::awaitable<Next> cmdRset(const Command& cmd);
   asio::awaitable<Next> cmdNoop(const Command& cmd);
   asio::awaitable<Next> cmdQuit(const Command& cmd);
@@ -109,16 +123,27 @@ class Session {
   Next error(std::string_view reply_line);
   void reply(std::string_view line);
   void resetTransaction();
+  // A MessageData for the transaction, with the trace fields already in it.
+  std::unique_ptr<MessageData> newMessage();
+  // The message is complete: delivers it (or answers its problem) with one reply per
+  // recipient, and ends the transaction.
+  asio::awaitable<Next> finishMessage(MessageData& message);
+  // The same reply for every recipient (a message that failed as a whole).
+  void replyAll(std::string_view code, std::string_view text);
 
   const SessionEnv& env_;
   std::shared_ptr<net::Connection> conn_;
   log::Context log_;
   State state_ = State::kFresh;
   int errors_ = 0;
+  std::string helo_;          // the LHLO argument, for the Received field
+  uint64_t transactions_ = 0;  // messages finished, for the Received id
   // The open transaction.
   std::string sender_;
   BodyType body_ = BodyType::kUnspecified;
+  bool smtputf8_ = false;
   std::vector<Recipient> recipients_;
+  std::unique_ptr<MessageData> chunks_;  // BDAT: the message so far
 };
 
 }  // namespace darius::lmtpd

@@ -1,174 +1,27 @@
-// The real LMTP service behind a real ServerHost on loopback, with a real UserStore in a temp
-// directory, driven by a small blocking client on the test thread.
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <asio.hpp>
-#include <asio/ssl.hpp>
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
-#include "lib/net/server_host.h"
-#include "lmtpd/lmtp_service.h"
+// The real LMTP service behind a real ServerHost on loopback, with a real UserStore and mail
+// Store in a temp directory, driven by a small blocking client on the test thread: the
+// envelope (LHLO, MAIL, RCPT, RSET, VRFY, STARTTLS) and the session's limits. Messages
+// (DATA, BDAT, delivery) are in session_delivery_test.cc.
+#include "lmtpd/session_test_util.h"
 
 namespace darius::lmtpd {
 namespace {
 
+using test::Client;
+using test::LmtpTest;
 using namespace std::chrono_literals;
 
-constexpr auto kNoDelivery =
-    "451 4.3.2 Delivery is not available yet: the mailbox store is not built";
-
-// A line-oriented client: plaintext, then optionally TLS after STARTTLS.
-class Client {
- public:
-  explicit Client(uint16_t port) : stream_(io_, ctx_) {
-    stream_.next_layer().connect({asio::ip::make_address("127.0.0.1"), port});
-  }
-  void handshake() {
-    stream_.handshake(asio::ssl::stream_base::client);
-    tls_ = true;
-  }
-  void send(std::string_view data) {
-    std::error_code ec;  // a write after the server closed is not the test's failure
-    if (tls_) {
-      asio::write(stream_, asio::buffer(data), ec);
-    } else {
-      asio::write(stream_.next_layer(), asio::buffer(data), ec);
-    }
-  }
-  // One line without CRLF; "<eof>" when the server closed, "<timeout>" after 10 s.
-  std::string line() {
-    std::error_code ec;
-    bool done = false;
-    auto on_read = [&](std::error_code e, size_t) {
-      ec = e;
-      done = true;
-    };
-    if (tls_) {
-      asio::async_read_until(stream_, buf_, "\r\n", on_read);
-    } else {
-      asio::async_read_until(stream_.next_layer(), buf_, "\r\n", on_read);
-    }
-    io_.restart();
-    io_.run_for(10s);
-    if (!done) {
-      stream_.next_layer().cancel();
-      io_.restart();
-      io_.run();
-      return "<timeout>";
-    }
-    if (ec) return "<eof>";
-    std::istream is(&buf_);
-    std::string l;
-    std::getline(is, l);
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    return l;
-  }
-  // All lines of one (possibly multi-line) reply.
-  std::vector<std::string> reply() {
-    std::vector<std::string> out;
-    do {
-      out.push_back(line());
-    } while (out.back().size() > 3 && out.back()[3] == '-');
-    return out;
-  }
-  std::string command(std::string_view cmd) {
-    send(std::string(cmd) + "\r\n");
-    return line();
-  }
-
- private:
-  asio::io_context io_;
-  asio::ssl::context ctx_{asio::ssl::context::tls_client};
-  asio::ssl::stream<asio::ip::tcp::socket> stream_;
-  asio::streambuf buf_;
-  bool tls_ = false;
-};
-
-class LmtpTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/darius-lmtp-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    ASSERT_TRUE(
-        net::writeSelfSignedCertificate(dir_ + "/cert.pem", dir_ + "/key.pem", "localhost", 2)
-            .isOk());
-    net::TlsOptions o;
-    o.cert_file = dir_ + "/cert.pem";
-    o.key_file = dir_ + "/key.pem";
-    auto ctx = net::makeServerTlsContext(o);
-    ASSERT_TRUE(ctx.ok()) << ctx.status().toString();
-    tls_ = *ctx;
-    auto users = auth::UserStore::open(dir_ + "/users", 4096);
-    ASSERT_TRUE(users.ok()) << users.status().toString();
-    users_ = std::move(*users);
-    ASSERT_TRUE(users_->add("alice", "pw-alice").isOk());
-    ASSERT_TRUE(users_->add("bob@example.org", "pw-bob").isOk());
-    ASSERT_TRUE(users_->add("bob", "pw-other-bob").isOk());
-    options_.servername = "lmtp.example.org";
-    options_.max_message_size = 10000;
-  }
-  void TearDown() override {
-    if (host_) host_->stop();
-    if (thread_.joinable()) thread_.join();
-    host_.reset();
-    service_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  // Listeners: STARTTLS-capable, and plaintext without any TLS.
-  void start() {
-    host_ =
-        std::make_unique<net::ServerHost>(net::ServerHostOptions{.threads = 2,
-                                                                 .shutdown_timeout = 2s,
-                                                                 .max_connections = 100,
-                                                                 .max_connections_per_host = 100});
-    service_ = std::make_unique<LmtpService>("lmtp", options_, *users_, host_->metrics());
-    config::ListenAddress a;
-    a.host = "127.0.0.1";
-    ASSERT_TRUE(host_->addListener(a, *service_, tls_, false).isOk());
-    ASSERT_TRUE(host_->addListener(a, *service_, nullptr, false).isOk());
-    auto b = host_->boundListeners();
-    auto port = [&](int i) {
-      return static_cast<uint16_t>(std::stoi(b[i].address.substr(b[i].address.rfind(':') + 1)));
-    };
-    port_ = port(0);
-    no_tls_port_ = port(1);
-    thread_ = std::thread([this] { host_->run(); });
-  }
-
-  std::unique_ptr<Client> connect(uint16_t port = 0) {
-    auto c = std::make_unique<Client>(port ? port : port_);
-    EXPECT_EQ(c->line(), "220 lmtp.example.org LMTP Darius ready");
-    return c;
-  }
-  // Connected and past LHLO.
-  std::unique_ptr<Client> greeted(uint16_t port = 0) {
-    auto c = connect(port);
-    c->send("LHLO client.example\r\n");
-    EXPECT_EQ(c->reply().back(), "250 SIZE 10000");
-    return c;
-  }
-
-  std::string dir_;
-  net::TlsContextPtr tls_;
-  std::unique_ptr<auth::UserStore> users_;
-  LmtpOptions options_;
-  std::unique_ptr<net::ServerHost> host_;
-  std::unique_ptr<LmtpService> service_;
-  std::thread thread_;
-  uint16_t port_ = 0, no_tls_port_ = 0;
-};
+constexpr auto kGoAhead = "354 Start mail input; end with <CRLF>.<CRLF>";
 
 TEST_F(LmtpTest, LhloListsExtensions) {
   start();
   auto c = connect();
   c->send("LHLO client.example\r\n");
-  EXPECT_EQ(c->reply(), (std::vector<std::string>{"250-lmtp.example.org", "250-PIPELINING",
-                                                  "250-ENHANCEDSTATUSCODES", "250-8BITMIME",
-                                                  "250-STARTTLS", "250 SIZE 10000"}));
+  EXPECT_EQ(c->reply(),
+            (std::vector<std::string>{"250-lmtp.example.org", "250-PIPELINING",
+                                      "250-ENHANCEDSTATUSCODES", "250-8BITMIME", "250-CHUNKING",
+                                      "250-BINARYMIME", "250-SMTPUTF8", "250-STARTTLS",
+                                      "250 SIZE 10000"}));
   auto n = connect(no_tls_port_);
   n->send("lhlo client.example\r\n");
   auto r = n->reply();
@@ -183,7 +36,7 @@ TEST_F(LmtpTest, HeloAndEhloAreRefused) {
   EXPECT_EQ(c->command("EHLO client"), "500 5.5.1 This is an LMTP server: use LHLO (RFC 2033)");
 }
 
-TEST_F(LmtpTest, FullEnvelopeThenDataIsRefusedTemporarily) {
+TEST_F(LmtpTest, FullEnvelopeThenAnEmptyMessage) {
   start();
   auto c = greeted();
   EXPECT_EQ(c->command("MAIL FROM:<sender@example.com> SIZE=500 BODY=8BITMIME"),
@@ -192,7 +45,8 @@ TEST_F(LmtpTest, FullEnvelopeThenDataIsRefusedTemporarily) {
             "250 2.1.5 <alice@example.org> Recipient OK");
   EXPECT_EQ(c->command("RCPT TO:<nosuch@example.org>"),
             "550 5.1.1 <nosuch@example.org> User unknown");
-  EXPECT_EQ(c->command("DATA"), kNoDelivery);
+  EXPECT_EQ(c->command("DATA"), kGoAhead);
+  EXPECT_EQ(c->command("."), "250 2.0.0 <alice@example.org> Delivered");
   // The transaction is over: a new one can start.
   EXPECT_EQ(c->command("MAIL FROM:<>"), "250 2.1.0 Sender <> OK");
   EXPECT_EQ(c->command("QUIT"), "221 2.0.0 lmtp.example.org closing connection");
@@ -272,9 +126,10 @@ TEST_F(LmtpTest, SyntaxErrors) {
   EXPECT_EQ(c->command("FROB"), "500 5.5.2 Command unrecognized");
   EXPECT_EQ(c->command("MAIL FROM:<bad address@x.y>"), "501 5.1.7 Bad address syntax");
   EXPECT_EQ(c->command("MAIL FROM:sender@x.y"), "501 5.5.4 Path must be in angle brackets");
-  EXPECT_EQ(c->command("MAIL FROM:<a@b.c> SMTPUTF8"), "555 5.5.4 Parameter not supported");
-  EXPECT_EQ(c->command("MAIL FROM:<a@b.c> BODY=BINARYMIME"),
-            "501 5.5.4 BODY must be 7BIT or 8BITMIME");
+  EXPECT_EQ(c->command("MAIL FROM:<a@b.c> RET=FULL"), "555 5.5.4 Parameter not supported");
+  EXPECT_EQ(c->command("MAIL FROM:<a@b.c> BODY=QUOTED"),
+            "501 5.5.4 BODY must be 7BIT, 8BITMIME or BINARYMIME");
+  EXPECT_EQ(c->command("MAIL FROM:<a@b.c> SMTPUTF8=yes"), "501 5.5.4 Bad SMTPUTF8 parameter");
   EXPECT_EQ(c->command("MAIL FROM:<a@b.c>").substr(0, 3), "250");
   EXPECT_EQ(c->command("RCPT TO:<no-at-sign>"), "501 5.1.3 Bad address syntax");
   EXPECT_EQ(c->command("RCPT TO:<alice@x.y> NOTIFY=NEVER"), "555 5.5.4 Parameter not supported");
@@ -317,7 +172,7 @@ TEST_F(LmtpTest, PipelinedTransaction) {
   EXPECT_EQ(c->line(), "550 5.1.1 <ghost@x.y> User unknown");
   EXPECT_EQ(c->line(), "250 2.1.5 <bob@x.y> Recipient OK");
   EXPECT_EQ(c->line(), "250 2.0.0 OK");
-  EXPECT_EQ(c->line(), kNoDelivery);
+  EXPECT_EQ(c->line(), kGoAhead);
 }
 
 TEST_F(LmtpTest, VrfyIsDisabledByDefault) {

@@ -19,8 +19,8 @@ base::Result<std::unique_ptr<net::Service>> makeService(const std::string& name,
     s = std::make_unique<pop3d::Pop3Service>(name, pop3d::pop3OptionsFromConfig(deps.config),
                                              deps.users, deps.metrics);
   } else if (name == "lmtp") {
-    s = std::make_unique<lmtpd::LmtpService>(name, lmtpd::lmtpOptionsFromConfig(deps.config),
-                                             deps.users, deps.metrics);
+    DARIUS_ASSIGN_OR_RETURN(s, lmtpd::LmtpService::create(name, deps.config, deps.users,
+                                                          deps.store, deps.metrics));
   } else if (name == "metrics") {
     s = std::make_unique<MetricsService>(deps.metrics);
   } else {

@@ -1,12 +1,13 @@
 // Fuzzes the LMTP command grammar (lmtpd/command.h): each input line goes through
 // parseCommand() and parseMailbox(). Invariants: no crash; an accepted MAIL/RCPT has a path
-// within the RFC 5321 §4.5.3.1 limits made of printable ASCII only (it is echoed in replies),
-// RCPT always has a mailbox, and the mailbox parsed from the path is the one the command
-// carries.
+// within the RFC 5321 §4.5.3.1 limits made of printable ASCII, or of well-formed UTF-8 and
+// then flagged `utf8` (RFC 6531; it is echoed in replies), RCPT always has a mailbox, and the
+// mailbox parsed from the path is the one the command carries; BDAT has a size.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "lib/base/utf8.h"
 #include "lmtpd/command.h"
 
 namespace {
@@ -28,10 +29,15 @@ void check(std::string_view line) {
   if (c.error != SyntaxError::kNone && c.error_text.empty()) std::abort();
   if (c.error == SyntaxError::kNone && (c.verb == Verb::kMail || c.verb == Verb::kRcpt)) {
     if (c.path.size() > 254) std::abort();
+    bool non_ascii = false;
     for (char ch : c.path) {
-      if (ch < 0x21 && ch != ' ') std::abort();
-      if (static_cast<unsigned char>(ch) > 0x7e) std::abort();
+      auto u = static_cast<unsigned char>(ch);
+      if (u < 0x21 && ch != ' ') std::abort();
+      if (u == 0x7f) std::abort();
+      non_ascii = non_ascii || u > 0x7f;
     }
+    if (non_ascii != c.utf8) std::abort();
+    if (c.utf8 && !darius::base::isValidUtf8(c.path)) std::abort();
     if (c.verb == Verb::kRcpt && !c.mailbox) std::abort();
     if (c.verb == Verb::kMail && c.mailbox.has_value() == c.path.empty()) std::abort();
     if (c.mailbox && !c.mailbox->domain.empty()) {
@@ -41,6 +47,7 @@ void check(std::string_view line) {
       }
     }
   }
+  if (c.error == SyntaxError::kNone && c.verb == Verb::kBdat && c.text.size() != 0) std::abort();
   checkMailbox(line);
 }
 
