@@ -1,5 +1,7 @@
 #include "pop3d/pop3_service.h"
 
+#include "lib/io/path.h"
+
 namespace darius::pop3d {
 
 Pop3Options pop3OptionsFromConfig(const config::Config& config) {
@@ -8,14 +10,32 @@ Pop3Options pop3OptionsFromConfig(const config::Config& config) {
   o.allow_plaintext_auth = config.getBool("allow_plaintext_auth");
   o.auth_failure_delay = config.getDuration("auth_failure_delay");
   o.login_timeout = config.getDuration("login_timeout");
+  o.idle_timeout = config.getDuration("idle_timeout");
+  // The option is an enum the config has validated, so this cannot fail.
+  o.uidl_format =
+      parseUidlFormat(config.getString("pop3_uidl_format")).valueOr(UidlFormat::kUidvalidityUid);
+  o.lock_dir = io::joinPath(config.getPath("data_dir"), kPop3LockDirName);
   return o;
 }
 
+base::Result<std::unique_ptr<Pop3Service>> Pop3Service::create(std::string name,
+                                                               const config::Config& config,
+                                                               auth::UserStore& users,
+                                                               mailbox::Store& store,
+                                                               net::Metrics& metrics) {
+  DARIUS_ASSIGN_OR_RETURN(mailbox::Namespace ns, mailbox::Namespace::fromConfig(config));
+  return std::make_unique<Pop3Service>(std::move(name), pop3OptionsFromConfig(config), users,
+                                       &store, std::move(ns), metrics);
+}
+
 Pop3Service::Pop3Service(std::string name, Pop3Options options, auth::UserStore& users,
+                         mailbox::Store* store, std::optional<mailbox::Namespace> ns,
                          net::Metrics& metrics)
-    : name_(std::move(name)), options_(std::move(options)) {
+    : name_(std::move(name)), options_(std::move(options)), ns_(std::move(ns)) {
   env_.options = &options_;
   env_.users = &users;
+  env_.store = store;
+  env_.ns = ns_ ? &*ns_ : nullptr;
   env_.service = name_;
   for (size_t i = 0; i < kVerbCount; ++i) {
     env_.commands[i] = &metrics.counter(

@@ -1,11 +1,17 @@
 #include "pop3d/session.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
+#include <cerrno>
 #include <iterator>
 #include <utility>
 
 #include "lib/base/base64.h"
+#include "lib/io/fd.h"
+#include "pop3d/dot_stuff.h"
 
 namespace darius::pop3d {
 
@@ -22,6 +28,27 @@ constexpr size_t kMaxSaslLine = (auth::kMaxSaslResponseBytes + 2) / 3 * 4 + 16;
 
 constexpr uint8_t kAuth = 1;   // State::kAuthorization
 constexpr uint8_t kTrans = 2;  // State::kTransaction
+
+// RETR reads the message file in pieces of this size (one blocking-pool hop each) and flushes
+// the reply whenever this much is queued, so a message of any size costs bounded memory.
+constexpr size_t kReadPiece = 256 * 1024;
+
+// Up to `n` bytes of `fd` at `offset`; fewer only at the end of the file.
+base::Result<std::string> readPiece(int fd, uint64_t offset, size_t n) {
+  std::string buf(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, buf.data() + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return base::Status::fromErrno(errno, "read message file");
+    }
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  buf.resize(got);
+  return buf;
+}
 
 // A status from the user store or a SASL step that is the server's problem, not the client's.
 bool isServerSide(const base::Status& s) {
@@ -58,16 +85,14 @@ const Session::Entry Session::kCommands[] = {
     // in both states.
     {Verb::kNoop, kAuth | kTrans, &Session::cmdNoop},
     {Verb::kQuit, kAuth | kTrans, &Session::cmdQuit},  // RFC 1939 §4, §6
-    // TRANSACTION (RFC 1939 §5, §7). The state cannot be reached until the mailbox store
-    // exists; the rows are here so that these commands are answered "not valid in this
-    // state" rather than "unknown" before login, and so the store has its slots.
-    {Verb::kStat, kTrans, &Session::cmdNeedsMaildrop},
-    {Verb::kList, kTrans, &Session::cmdNeedsMaildrop},
-    {Verb::kRetr, kTrans, &Session::cmdNeedsMaildrop},
-    {Verb::kDele, kTrans, &Session::cmdNeedsMaildrop},
-    {Verb::kRset, kTrans, &Session::cmdNeedsMaildrop},
-    {Verb::kTop, kTrans, &Session::cmdNeedsMaildrop},
-    {Verb::kUidl, kTrans, &Session::cmdNeedsMaildrop},
+    // TRANSACTION (RFC 1939 §5, §7).
+    {Verb::kStat, kTrans, &Session::cmdStat},
+    {Verb::kList, kTrans, &Session::cmdList},
+    {Verb::kRetr, kTrans, &Session::cmdRetr},
+    {Verb::kDele, kTrans, &Session::cmdDele},
+    {Verb::kRset, kTrans, &Session::cmdRset},
+    {Verb::kTop, kTrans, &Session::cmdTop},     // RFC 1939 §7
+    {Verb::kUidl, kTrans, &Session::cmdUidl},   // RFC 1939 §7
 };
 
 Session::Session(const SessionEnv& env, std::shared_ptr<net::Connection> conn, uint64_t id)
@@ -126,8 +151,10 @@ asio::awaitable<void> Session::run() {
         continue;
       }
       if (conn_->timedOut()) {
-        log::info(log_, "closing: login timeout");
-        reply("-ERR Login timeout, closing connection");
+        const bool idle = state_ == State::kTransaction;
+        log::info(log_, "closing: {} timeout", idle ? "idle" : "login");
+        reply(idle ? "-ERR Idle timeout, closing connection"
+                   : "-ERR Login timeout, closing connection");
       } else if (conn_->shuttingDown()) {
         reply("-ERR [SYS/TEMP] Server shutting down");
       }
@@ -311,14 +338,43 @@ asio::awaitable<Session::Next> Session::authenticated(const std::string& user,
                                                       std::string_view how) {
   log_.user = user;
   log::info(log_, "authenticated ({}, {})", how, conn_->tlsActive() ? "TLS" : "plaintext");
-  // RFC 1939 §4: here the server acquires the maildrop lock and enters TRANSACTION. The
-  // maildrop is the user's INBOX in the mailbox store, and the mailbox store is not built
-  // yet, so the only honest answer is a temporary failure (RFC 3206 [SYS/TEMP]) and the
-  // end of the session. Do not fake a maildrop here: when the store lands, open INBOX,
-  // set state_ = State::kTransaction, and give the TRANSACTION rows of kCommands handlers.
-  log::notice(log_, "maildrop not available: the mailbox store is not built yet");
-  reply("-ERR [SYS/TEMP] Maildrop not available: the mailbox store is not built yet");
-  co_return Next::kClose;
+  if (env_.store == nullptr || env_.ns == nullptr) {
+    reply("-ERR [SYS/TEMP] Maildrop not available");
+    co_return Next::kClose;
+  }
+  auto parsed = env_.ns->parseUser(user);
+  auto inbox = parsed.ok() ? env_.ns->inboxOf(*parsed)
+                           : base::Result<mailbox::MailboxName>(parsed.status());
+  if (!inbox.ok()) {
+    log::error(log_, "no maildrop for this user: {}", inbox.status().toString());
+    reply("-ERR [SYS/PERM] This user has no maildrop");
+    co_return Next::kContinue;
+  }
+  // RFC 1939 §4: acquire the maildrop lock, then TRANSACTION.
+  auto drop = co_await conn_->offload([&] {
+    return Maildrop::open(*env_.store, *inbox, env_.options->lock_dir,
+                          env_.options->uidl_format);
+  });
+  if (!drop.ok()) {
+    if (drop.status().code() == base::Code::kLocked) {
+      // RFC 2449 §8.1.1: the credentials were right, the maildrop is busy. The session stays
+      // in AUTHORIZATION; the client may try again later.
+      log::notice(log_, "maildrop in use by another session");
+      reply("-ERR [IN-USE] Maildrop is locked by another POP3 session");
+      co_return Next::kContinue;
+    }
+    log::error(log_, "opening the maildrop failed: {}", drop.status().toString());
+    reply("-ERR [SYS/TEMP] Maildrop not available, try again later");
+    co_return Next::kContinue;
+  }
+  maildrop_ = std::move(*drop);
+  state_ = State::kTransaction;
+  // Authenticated: the login deadline no longer applies, the idle timeout does.
+  conn_->setDeadline(std::chrono::milliseconds(0));
+  conn_->setTimeout(env_.options->idle_timeout);
+  reply("+OK Maildrop locked and ready, " + std::to_string(maildrop_->liveCount()) +
+        " messages (" + std::to_string(maildrop_->liveSize()) + " octets)");
+  co_return Next::kContinue;
 }
 
 asio::awaitable<Session::Next> Session::authFailed(const base::Status& why) {
@@ -370,15 +426,140 @@ asio::awaitable<Session::Next> Session::cmdNoop(const Command&) {
 }
 
 asio::awaitable<Session::Next> Session::cmdQuit(const Command&) {
+  if (state_ == State::kTransaction) {
+    // RFC 1939 §6: the UPDATE state — remove the messages marked as deleted.
+    auto removed = co_await conn_->offload([&] { return maildrop_->commit(); });
+    if (!removed.ok()) {
+      log::error(log_, "expunge at QUIT failed: {}", removed.status().toString());
+      reply("-ERR [SYS/TEMP] Some deleted messages were not removed");
+      co_return Next::kClose;
+    }
+    if (*removed > 0) log::info(log_, "expunged {} message(s) at QUIT", *removed);
+    reply("+OK " + env_.options->servername + " Darius POP3 server signing off (" +
+          std::to_string(maildrop_->liveCount()) + " messages left)");
+    co_return Next::kClose;
+  }
   // In AUTHORIZATION there is nothing to update (RFC 1939 §4).
   reply("+OK " + env_.options->servername + " Darius POP3 server signing off");
   co_return Next::kClose;
 }
 
-asio::awaitable<Session::Next> Session::cmdNeedsMaildrop(const Command&) {
-  // Unreachable until the store exists (state_ never becomes kTransaction); see authenticated().
-  reply("-ERR [SYS/TEMP] Maildrop not available: the mailbox store is not built yet");
-  co_return Next::kClose;
+const Maildrop::Message* Session::messageOrError(uint32_t msgno) {
+  const Maildrop::Message* m = maildrop_->message(msgno);
+  if (m == nullptr) {
+    reply("-ERR No such message");
+  } else if (m->deleted) {
+    reply("-ERR Message " + std::to_string(msgno) + " is deleted");
+    return nullptr;
+  }
+  return m;
+}
+
+// RFC 1939 §5 STAT: "+OK nn mm", deleted messages not counted.
+asio::awaitable<Session::Next> Session::cmdStat(const Command&) {
+  reply("+OK " + std::to_string(maildrop_->liveCount()) + " " +
+        std::to_string(maildrop_->liveSize()));
+  co_return Next::kContinue;
+}
+
+// RFC 1939 §5 LIST [msg].
+asio::awaitable<Session::Next> Session::cmdList(const Command& cmd) {
+  if (cmd.msg) {
+    const Maildrop::Message* m = messageOrError(*cmd.msg);
+    if (m != nullptr) reply("+OK " + std::to_string(*cmd.msg) + " " + std::to_string(m->size));
+    co_return Next::kContinue;
+  }
+  reply("+OK " + std::to_string(maildrop_->liveCount()) + " messages (" +
+        std::to_string(maildrop_->liveSize()) + " octets)");
+  for (uint32_t i = 1; i <= maildrop_->count(); ++i) {
+    const Maildrop::Message* m = maildrop_->message(i);
+    if (!m->deleted) reply(std::to_string(i) + " " + std::to_string(m->size));
+  }
+  reply(".");
+  co_return Next::kContinue;
+}
+
+// RFC 1939 §7 UIDL [msg].
+asio::awaitable<Session::Next> Session::cmdUidl(const Command& cmd) {
+  if (cmd.msg) {
+    const Maildrop::Message* m = messageOrError(*cmd.msg);
+    if (m != nullptr) reply("+OK " + std::to_string(*cmd.msg) + " " + maildrop_->uidl(*m));
+    co_return Next::kContinue;
+  }
+  reply("+OK Unique-ID listing follows");
+  for (uint32_t i = 1; i <= maildrop_->count(); ++i) {
+    const Maildrop::Message* m = maildrop_->message(i);
+    if (!m->deleted) reply(std::to_string(i) + " " + maildrop_->uidl(*m));
+  }
+  reply(".");
+  co_return Next::kContinue;
+}
+
+// RFC 1939 §5 RETR msg.
+asio::awaitable<Session::Next> Session::cmdRetr(const Command& cmd) {
+  const Maildrop::Message* m = messageOrError(*cmd.msg);
+  if (m == nullptr) co_return Next::kContinue;
+  co_return co_await sendMessage(*m, std::nullopt);
+}
+
+// RFC 1939 §7 TOP msg n.
+asio::awaitable<Session::Next> Session::cmdTop(const Command& cmd) {
+  const Maildrop::Message* m = messageOrError(*cmd.msg);
+  if (m == nullptr) co_return Next::kContinue;
+  co_return co_await sendMessage(*m, cmd.lines);
+}
+
+asio::awaitable<Session::Next> Session::sendMessage(const Maildrop::Message& m,
+                                                    std::optional<uint32_t> body_lines) {
+  const std::string path = maildrop_->path(m);
+  // Opened before the +OK, so a message whose file is gone gets a -ERR, not a broken reply.
+  auto fd = co_await conn_->offload([&] { return io::openFile(path, O_RDONLY | O_CLOEXEC); });
+  if (!fd.ok()) {
+    log::error(log_, "message file {}: {}", path, fd.status().toString());
+    reply(fd.status().isNotFound() ? "-ERR Message is no longer available"
+                                   : "-ERR [SYS/TEMP] Cannot read the message now");
+    co_return Next::kContinue;
+  }
+  reply(body_lines ? std::string("+OK Top of message follows")
+                   : "+OK " + std::to_string(m.size) + " octets");
+  DotStuffer stuffer(body_lines);
+  uint64_t offset = 0;
+  std::string out;
+  for (bool more = true; more;) {
+    auto piece = co_await conn_->offload([&] { return readPiece(fd->get(), offset, kReadPiece); });
+    if (!piece.ok()) {
+      log::error(log_, "reading {} failed mid-reply: {}", path, piece.status().toString());
+      co_return Next::kClose;  // the +OK is out: only dropping the connection is honest now
+    }
+    if (piece->empty()) break;
+    offset += piece->size();
+    out.clear();
+    more = stuffer.feed(*piece, out) && piece->size() == kReadPiece;
+    conn_->write(out);
+    if (conn_->pendingOutput() >= kReadPiece) {
+      if (!(co_await conn_->flush()).isOk()) co_return Next::kClose;
+    }
+  }
+  out.clear();
+  stuffer.finish(out);
+  conn_->write(out);
+  co_return Next::kContinue;
+}
+
+// RFC 1939 §5 DELE msg: marked now, removed at QUIT.
+asio::awaitable<Session::Next> Session::cmdDele(const Command& cmd) {
+  if (messageOrError(*cmd.msg) == nullptr) co_return Next::kContinue;
+  maildrop_->dele(*cmd.msg);
+  reply("+OK Message " + std::to_string(*cmd.msg) + " deleted");
+  co_return Next::kContinue;
+}
+
+// RFC 1939 §5 RSET: unmark every deleted message.
+asio::awaitable<Session::Next> Session::cmdRset(const Command&) {
+  maildrop_->rset();
+  reply("+OK Maildrop has " + std::to_string(maildrop_->liveCount()) + " messages (" +
+        std::to_string(maildrop_->liveSize()) + " octets)");
+  co_return Next::kContinue;
 }
 
 }  // namespace darius::pop3d

@@ -4,15 +4,19 @@
 // table of {verb, states, handler}. Replies are queued and flushed when the client has
 // nothing more pipelined (RFC 2449 §6.6), so a burst of commands costs one write.
 //
-// What exists now is the AUTHORIZATION state. After a successful USER/PASS or AUTH the
-// session would lock the maildrop (the user's INBOX in the mailbox store) and enter
-// TRANSACTION; the store is not built yet, so it answers -ERR [SYS/TEMP] and closes (see
-// Session::authenticated). TRANSACTION commands join the same table when the store lands.
+// After a successful USER/PASS or AUTH the session locks and snapshots the maildrop (the
+// user's INBOX: pop3d/maildrop.h) and enters TRANSACTION (STAT, LIST, RETR, TOP, DELE, RSET,
+// NOOP, UIDL); QUIT there is the UPDATE state: DELE'd messages are expunged (phase 1). A
+// session that ends any other way changes nothing (RFC 1939 §6). RETR and TOP stream the
+// message file through a DotStuffer in bounded chunks; opening the maildrop, reading files and
+// expunging run on the host's blocking pool, never on a network thread.
 //
-// Ownership: the Session holds the connection for its lifetime; the SessionEnv (options, user
-// store, metrics counters) belongs to the Pop3Service and outlives every session.
-// Thread-safety: a Session runs on its connection's strand only. SessionEnv is read-only
-// (counters are atomics), so many sessions share it across threads.
+// Ownership: the Session holds the connection and, in TRANSACTION, the Maildrop (and so its
+// lock) for its lifetime; the SessionEnv (options, user store, mail store, namespace, metrics
+// counters) belongs to the Pop3Service and outlives every session.
+// Thread-safety: a Session runs on its connection's strand only (blocking steps hop to the
+// pool and back, never concurrently). SessionEnv is read-only (counters are atomics), so many
+// sessions share it across threads.
 #pragma once
 
 #include <array>
@@ -30,7 +34,10 @@
 #include "lib/base/status.h"
 #include "lib/log/log.h"
 #include "lib/net/connection.h"
+#include "mailbox/namespace.h"
+#include "mailbox/store.h"
 #include "pop3d/command.h"
+#include "pop3d/maildrop.h"
 
 namespace darius::pop3d {
 
@@ -40,6 +47,10 @@ struct Pop3Options {
   std::chrono::milliseconds auth_failure_delay{2000};
   // Longest an unauthenticated session may last, and so also the longest wait for a line.
   std::chrono::milliseconds login_timeout{60000};
+  // Inactivity limit in TRANSACTION (RFC 1939 §3 asks for at least 10 minutes).
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(30)};
+  UidlFormat uidl_format = UidlFormat::kUidvalidityUid;
+  std::string lock_dir;  // <data_dir>/darius.pop3locks
 };
 
 // Command lines the reader accepts. RFC 2449 §4 caps a command at 255 octets including CRLF;
@@ -52,6 +63,8 @@ inline constexpr size_t kMaxCommandLine = 1024;
 struct SessionEnv {
   const Pop3Options* options = nullptr;
   auth::UserStore* users = nullptr;
+  mailbox::Store* store = nullptr;          // null: no maildrop (login is answered SYS/TEMP)
+  const mailbox::Namespace* ns = nullptr;   // login name -> INBOX
   std::string_view service;  // "pop3", "pop3s": log and metrics label
   // darius_commands_total{service, command}, indexed by Verb (kUnknown included).
   std::array<std::atomic<uint64_t>*, kVerbCount> commands{};
@@ -92,7 +105,20 @@ class Session {
   asio::awaitable<Next> cmdStls(const Command& cmd);
   asio::awaitable<Next> cmdNoop(const Command& cmd);
   asio::awaitable<Next> cmdQuit(const Command& cmd);
-  asio::awaitable<Next> cmdNeedsMaildrop(const Command& cmd);
+  asio::awaitable<Next> cmdStat(const Command& cmd);
+  asio::awaitable<Next> cmdList(const Command& cmd);
+  asio::awaitable<Next> cmdUidl(const Command& cmd);
+  asio::awaitable<Next> cmdRetr(const Command& cmd);
+  asio::awaitable<Next> cmdTop(const Command& cmd);
+  asio::awaitable<Next> cmdDele(const Command& cmd);
+  asio::awaitable<Next> cmdRset(const Command& cmd);
+
+  // The message `msgno` if it exists and is not deleted; otherwise answers -ERR and null.
+  const Maildrop::Message* messageOrError(uint32_t msgno);
+  // Sends +OK and the message (TOP: header and `body_lines` lines) dot-stuffed, streamed from
+  // its file. kClose when the file failed after the +OK (the reply cannot be taken back).
+  asio::awaitable<Next> sendMessage(const Maildrop::Message& m,
+                                    std::optional<uint32_t> body_lines);
 
   // The rest of an AUTH exchange after the mechanism was accepted.
   asio::awaitable<Next> saslExchange(auth::SaslServer& server, std::string_view mechanism,
@@ -125,6 +151,7 @@ class Session {
   std::optional<std::string> user_for_pass_;
   int bad_commands_ = 0;
   int auth_failures_ = 0;
+  std::unique_ptr<Maildrop> maildrop_;  // in TRANSACTION
 };
 
 }  // namespace darius::pop3d

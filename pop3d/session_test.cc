@@ -1,168 +1,21 @@
-// The real POP3 service behind a real ServerHost on loopback, with a real UserStore in a temp
-// directory, driven by a small blocking client on the test thread.
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <asio.hpp>
-#include <asio/ssl.hpp>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <thread>
-
+// The real POP3 service behind a real ServerHost on loopback, with a real UserStore and mail
+// Store in a temp directory, driven by a small blocking client on the test thread: the
+// AUTHORIZATION state (CAPA, USER/PASS, AUTH, STLS, limits). The TRANSACTION state is in
+// session_maildrop_test.cc.
 #include "auth/scram.h"
 #include "lib/base/base64.h"
-#include "lib/net/server_host.h"
-#include "pop3d/pop3_service.h"
+#include "pop3d/session_test_util.h"
 
 namespace darius::pop3d {
 namespace {
 
 using namespace std::chrono_literals;
 using base::base64Encode;
+using test::Client;
+using test::contains;
+using test::Pop3Test;
 
-constexpr auto kMaildropGone =
-    "-ERR [SYS/TEMP] Maildrop not available: the mailbox store is not built yet";
-
-// A line-oriented client: plaintext, then optionally TLS (STLS or implicit).
-class Client {
- public:
-  explicit Client(uint16_t port, bool implicit_tls = false) : stream_(io_, ctx_) {
-    stream_.next_layer().connect({asio::ip::make_address("127.0.0.1"), port});
-    if (implicit_tls) handshake();
-  }
-  void handshake() {
-    stream_.handshake(asio::ssl::stream_base::client);
-    tls_ = true;
-  }
-  void send(std::string_view data) {
-    std::error_code ec;  // a write after the server closed is not the test's failure
-    if (tls_) {
-      asio::write(stream_, asio::buffer(data), ec);
-    } else {
-      asio::write(stream_.next_layer(), asio::buffer(data), ec);
-    }
-  }
-  // One line without CRLF; "<eof>" when the server closed, "<timeout>" after 10 s.
-  std::string line() {
-    std::error_code ec;
-    bool done = false;
-    auto on_read = [&](std::error_code e, size_t) {
-      ec = e;
-      done = true;
-    };
-    if (tls_) {
-      asio::async_read_until(stream_, buf_, "\r\n", on_read);
-    } else {
-      asio::async_read_until(stream_.next_layer(), buf_, "\r\n", on_read);
-    }
-    io_.restart();
-    io_.run_for(10s);
-    if (!done) {
-      stream_.next_layer().cancel();
-      io_.restart();
-      io_.run();
-      return "<timeout>";
-    }
-    if (ec) return "<eof>";
-    std::istream is(&buf_);
-    std::string l;
-    std::getline(is, l);
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    return l;
-  }
-  // The lines of a multi-line reply after its first line, up to (without) the ".".
-  std::vector<std::string> body() {
-    std::vector<std::string> out;
-    for (std::string l = line(); l != "." && l[0] != '<'; l = line()) out.push_back(l);
-    return out;
-  }
-  std::string command(std::string_view cmd) {
-    send(std::string(cmd) + "\r\n");
-    return line();
-  }
-
- private:
-  asio::io_context io_;
-  asio::ssl::context ctx_{asio::ssl::context::tls_client};
-  asio::ssl::stream<asio::ip::tcp::socket> stream_;
-  asio::streambuf buf_;
-  bool tls_ = false;
-};
-
-bool contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-class Pop3Test : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/darius-pop3-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    ASSERT_TRUE(
-        net::writeSelfSignedCertificate(dir_ + "/cert.pem", dir_ + "/key.pem", "localhost", 2)
-            .isOk());
-    net::TlsOptions o;
-    o.cert_file = dir_ + "/cert.pem";
-    o.key_file = dir_ + "/key.pem";
-    auto ctx = net::makeServerTlsContext(o);
-    ASSERT_TRUE(ctx.ok()) << ctx.status().toString();
-    tls_ = *ctx;
-    auto users = auth::UserStore::open(dir_ + "/users", 4096);
-    ASSERT_TRUE(users.ok()) << users.status().toString();
-    users_ = std::move(*users);
-    ASSERT_TRUE(users_->add("alice", "secret pass").isOk());
-    options_.servername = "pop.example.org";
-    options_.auth_failure_delay = 50ms;
-    options_.login_timeout = 10s;
-  }
-  void TearDown() override {
-    if (host_) host_->stop();
-    if (thread_.joinable()) thread_.join();
-    host_.reset();
-    service_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  // Listeners: STLS-capable plaintext, implicit TLS, and plaintext without any TLS.
-  void start() {
-    host_ =
-        std::make_unique<net::ServerHost>(net::ServerHostOptions{.threads = 2,
-                                                                 .shutdown_timeout = 2s,
-                                                                 .max_connections = 100,
-                                                                 .max_connections_per_host = 100});
-    service_ = std::make_unique<Pop3Service>("pop3", options_, *users_, host_->metrics());
-    config::ListenAddress a;
-    a.host = "127.0.0.1";
-    ASSERT_TRUE(host_->addListener(a, *service_, tls_, false).isOk());
-    ASSERT_TRUE(host_->addListener(a, *service_, tls_, true).isOk());
-    ASSERT_TRUE(host_->addListener(a, *service_, nullptr, false).isOk());
-    auto b = host_->boundListeners();
-    auto port = [&](int i) {
-      return static_cast<uint16_t>(std::stoi(b[i].address.substr(b[i].address.rfind(':') + 1)));
-    };
-    port_ = port(0);
-    tls_port_ = port(1);
-    no_tls_port_ = port(2);
-    thread_ = std::thread([this] { host_->run(); });
-  }
-
-  // A connected client past the greeting.
-  std::unique_ptr<Client> connect(uint16_t port = 0, bool implicit_tls = false) {
-    auto c = std::make_unique<Client>(port ? port : port_, implicit_tls);
-    EXPECT_EQ(c->line(), "+OK pop.example.org Darius POP3 ready");
-    return c;
-  }
-
-  std::string dir_;
-  net::TlsContextPtr tls_;
-  std::unique_ptr<auth::UserStore> users_;
-  Pop3Options options_;
-  std::unique_ptr<net::ServerHost> host_;
-  std::unique_ptr<Pop3Service> service_;
-  std::thread thread_;
-  uint16_t port_ = 0, tls_port_ = 0, no_tls_port_ = 0;
-};
+constexpr auto kLoggedIn = "+OK Maildrop locked and ready, 0 messages (0 octets)";
 
 TEST_F(Pop3Test, CapaWithoutTlsHidesPlaintextMechanisms) {
   start();
@@ -207,13 +60,14 @@ TEST_F(Pop3Test, UserPassRefusedInCleartext) {
   EXPECT_EQ(n->command("USER alice"), "-ERR [SYS/PERM] Plaintext authentication is disabled");
 }
 
-TEST_F(Pop3Test, UserPassSuccessNeedsTheMaildrop) {
+TEST_F(Pop3Test, UserPassOpensTheMaildrop) {
   options_.allow_plaintext_auth = true;
   start();
   auto c = connect();
   EXPECT_EQ(c->command("USER alice"), "+OK Send the password");
-  EXPECT_EQ(c->command("PASS secret pass"), kMaildropGone);
-  EXPECT_EQ(c->line(), "<eof>");
+  EXPECT_EQ(c->command("PASS secret pass"), kLoggedIn);
+  EXPECT_EQ(c->command("STAT"), "+OK 0 0");
+  EXPECT_EQ(c->command("USER alice"), "-ERR Command not valid in TRANSACTION state");
 }
 
 TEST_F(Pop3Test, UserPassOverStls) {
@@ -227,7 +81,7 @@ TEST_F(Pop3Test, UserPassOverStls) {
   EXPECT_FALSE(contains(caps, "STLS"));
   EXPECT_EQ(c->command("STLS"), "-ERR Command not permitted when TLS active");
   EXPECT_EQ(c->command("USER alice"), "+OK Send the password");
-  EXPECT_EQ(c->command("PASS secret pass"), kMaildropGone);
+  EXPECT_EQ(c->command("PASS secret pass"), kLoggedIn);
 }
 
 TEST_F(Pop3Test, BadPasswordAndUnknownUserLookAlike) {
@@ -285,7 +139,9 @@ TEST_F(Pop3Test, AuthPlainWithInitialResponse) {
   start();
   auto c = connect(tls_port_, true);
   EXPECT_EQ(c->command("AUTH PLAIN " + base64Encode(std::string("\0alice\0secret pass", 18))),
-            kMaildropGone);
+            kLoggedIn);
+  EXPECT_EQ(c->command("QUIT"),
+            "+OK pop.example.org Darius POP3 server signing off (0 messages left)");
   EXPECT_EQ(c->line(), "<eof>");
 }
 
@@ -296,7 +152,7 @@ TEST_F(Pop3Test, AuthPlainWithEmptyChallenge) {
   EXPECT_EQ(c->command(base64Encode(std::string("\0alice\0wrong", 12))),
             "-ERR [AUTH] Authentication failed");
   EXPECT_EQ(c->command("AUTH PLAIN"), "+ ");
-  EXPECT_EQ(c->command(base64Encode(std::string("\0alice\0secret pass", 18))), kMaildropGone);
+  EXPECT_EQ(c->command(base64Encode(std::string("\0alice\0secret pass", 18))), kLoggedIn);
 }
 
 TEST_F(Pop3Test, AuthLogin) {
@@ -304,7 +160,7 @@ TEST_F(Pop3Test, AuthLogin) {
   auto c = connect(tls_port_, true);
   EXPECT_EQ(c->command("AUTH LOGIN"), "+ " + base64Encode("Username:"));
   EXPECT_EQ(c->command(base64Encode("alice")), "+ " + base64Encode("Password:"));
-  EXPECT_EQ(c->command(base64Encode("secret pass")), kMaildropGone);
+  EXPECT_EQ(c->command(base64Encode("secret pass")), kLoggedIn);
 }
 
 TEST_F(Pop3Test, AuthScramSendsServerSignatureAsAChallenge) {
@@ -335,7 +191,7 @@ TEST_F(Pop3Test, AuthScramSendsServerSignatureAsAChallenge) {
   // RFC 5034 §4: no data with +OK, so the server signature comes as one more challenge.
   EXPECT_EQ(c->command(base64Encode(without_proof + ",p=" + base64Encode(*proof))),
             "+ " + base64Encode("v=" + base64Encode(*signature)));
-  EXPECT_EQ(c->command(""), kMaildropGone);
+  EXPECT_EQ(c->command(""), kLoggedIn);
 }
 
 TEST_F(Pop3Test, AuthCancelAndBadBase64) {
@@ -430,8 +286,7 @@ TEST_F(Pop3Test, PipelinedCommandsAnswerInOrder) {
   EXPECT_TRUE(contains(c->body(), "PIPELINING"));
   EXPECT_EQ(c->line(), "-ERR Unknown command");
   EXPECT_EQ(c->line(), "+OK Send the password");
-  EXPECT_EQ(c->line(), kMaildropGone);
-  EXPECT_EQ(c->line(), "<eof>");
+  EXPECT_EQ(c->line(), kLoggedIn);
 }
 
 TEST_F(Pop3Test, OverlongLineIsRefusedAndTheSessionGoesOn) {

@@ -16,8 +16,8 @@ base::Result<std::unique_ptr<net::Service>> makeService(const std::string& name,
     s = std::make_unique<imapd::ImapService>(name, deps.config, deps.users, deps.metrics,
                                              deps.tls != nullptr);
   } else if (name == "pop3" || name == "pop3s") {
-    s = std::make_unique<pop3d::Pop3Service>(name, pop3d::pop3OptionsFromConfig(deps.config),
-                                             deps.users, deps.metrics);
+    DARIUS_ASSIGN_OR_RETURN(s, pop3d::Pop3Service::create(name, deps.config, deps.users,
+                                                          deps.store, deps.metrics));
   } else if (name == "lmtp") {
     DARIUS_ASSIGN_OR_RETURN(s, lmtpd::LmtpService::create(name, deps.config, deps.users,
                                                           deps.store, deps.metrics));
