@@ -111,13 +111,16 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
              "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append", "imap_expunge",
              "imap_idle_sessions", "mixed"]
     if name == "darius" and build_status.get("dariusd") != "ok":
-        return {n: {"ok": False, "error": build_status.get("dariusd", "not built"), "metrics": {}} for n in names}
+        log(f"  {name}: every row fails: dariusd {build_status.get('dariusd', 'not built')}")
+        return {n: {"ok": False, "error": "dariusd " + build_status.get("dariusd", "not built"), "metrics": {}}
+                for n in names}
     inst = servers.ServerInstance(name, workdir, p["users"], darius_build)
     try:
         inst.setup()
         inst.start()
     except servers.ServerError as e:
         inst.stop()
+        log(f"  {name}: every row fails: {e}")
         return {n: {"ok": False, "error": f"{name}: {e}", "metrics": {}} for n in names}
     try:
         common = ["--imap-port", inst.imap, "--lmtp-port", inst.lmtp, "--pop3-port", inst.pop3,
@@ -361,7 +364,7 @@ def main():
         print(table)
     except SystemExit as e:
         servers.stop_all()
-        subprocess.run(["rm", "-rf", workdir])
+        remove_tree(workdir)
         return e.code
     except Exception as e:  # a bug in the runner is a harness failure, not a server's
         harness_errors.append(f"runner: {type(e).__name__}: {e}")
@@ -369,8 +372,17 @@ def main():
         traceback.print_exc()
     finally:
         servers.stop_all()
-        subprocess.run(["rm", "-rf", workdir])
+        remove_tree(workdir)
     return report_end(a, outdir, started)
+
+
+def remove_tree(path):
+    """rm -rf, twice: a server's last children may still write while the first pass runs."""
+    for _ in range(2):
+        subprocess.run(["rm", "-rf", path])
+        if not os.path.exists(path):
+            return
+        time.sleep(1)
 
 
 def report_end(a, outdir, started):
