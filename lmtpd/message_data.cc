@@ -145,7 +145,12 @@ std::string extractMessageId(std::string_view message) {
       if (value.size() > kMaxMessageId) return "";
     }
   }
-  return std::string(trim(value));
+  std::string_view id = trim(value);
+  for (char c : id) {
+    // Controls (a bare CR or a NUL in a BINARYMIME header) make no sane id: not suppressed.
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) return "";
+  }
+  return std::string(id);
 }
 
 }  // namespace darius::lmtpd

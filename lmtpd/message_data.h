@@ -63,7 +63,8 @@ class MessageData {
 };
 
 // The Message-ID field body of `message`'s header, unfolded and trimmed ("<id@host>"), or ""
-// when there is none (or it is empty or absurdly long). Only the header block is read.
+// when there is none (or it is empty, absurdly long, or holds control characters). Only the
+// header block is read.
 std::string extractMessageId(std::string_view message);
 
 }  // namespace darius::lmtpd

@@ -78,6 +78,8 @@ TEST(MessageIdTest, FoundUnfoldedTrimmedAndOnlyInTheHeader) {
   EXPECT_EQ(extractMessageId("Message-ID: <" + std::string(2000, 'x') + ">\r\n\r\n"), "");
   EXPECT_EQ(extractMessageId(""), "");
   EXPECT_EQ(extractMessageId("X-Message-ID: <no@b>\r\n\r\n"), "");
+  EXPECT_EQ(extractMessageId("Message-ID: <a\rb@c>\r\n\r\n"), "");
+  EXPECT_EQ(extractMessageId(std::string("Message-ID: <a\0b@c>\r\n\r\n", 23)), "");
 }
 
 }  // namespace
