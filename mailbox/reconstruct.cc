@@ -18,10 +18,7 @@ namespace darius::mailbox {
 using base::Result;
 using base::Status;
 
-namespace {
-
-// `123.` -> 123; anything else (metadata, temp files, child mailboxes) -> 0.
-uint32_t uidOfFileName(std::string_view name) {
+uint32_t uidOfMessageFileName(std::string_view name) {
   if (name.size() < 2 || name.size() > 11 || name.back() != '.' || name[0] == '0') return 0;
   uint64_t v = 0;
   for (char c : name.substr(0, name.size() - 1)) {
@@ -30,6 +27,8 @@ uint32_t uidOfFileName(std::string_view name) {
   }
   return v > 0 && v < UINT32_MAX ? static_cast<uint32_t>(v) : 0;
 }
+
+namespace {
 
 struct OldState {
   std::optional<IndexHeader> header;
@@ -118,7 +117,7 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
   if (!names.ok()) return names.status();
   std::vector<uint32_t> file_uids;
   for (const std::string& n : *names) {
-    if (uint32_t uid = uidOfFileName(n)) file_uids.push_back(uid);
+    if (uint32_t uid = uidOfMessageFileName(n)) file_uids.push_back(uid);
   }
   std::sort(file_uids.begin(), file_uids.end());
 
@@ -211,6 +210,8 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
   n.uidnext = h.uidnext;
   n.highest_modseq = max_modseq;
   n.last_append_date = h.last_append_date;
+  // \Recent was already shown up to here; a rebuild must not make old mail recent again.
+  n.recent_uid = h.recent_uid;
   uint32_t max_uid = 0;
   std::string record_bytes, cache_bytes = encodeCacheHeader(n.cache_generation);
   for (auto& [uid, r] : old.expunged) max_uid = std::max(max_uid, uid);

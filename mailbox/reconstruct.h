@@ -13,6 +13,7 @@
 // Ownership: plain values. Thread-safety: takes the mailbox's exclusive lock for the rebuild.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,10 @@ struct ReconstructReport {
   // its commit (never acknowledged). Removed unless dry run; not counted as a repair.
   std::vector<std::string> debris;
 };
+
+// The UID of a message file name `123.`; 0 for anything else (metadata, temp files, child
+// mailboxes). The store-wide reconstruct uses it to tell orphaned mail from empty levels.
+uint32_t uidOfMessageFileName(std::string_view name);
 
 // `dir` must hold a readable darius.header (without it the unique id and UIDVALIDITY are
 // lost; the caller decides whether to make a new mailbox of the files).
