@@ -8,6 +8,8 @@
 #include "tools/cli_common.h"
 #include "tools/db_command.h"
 #include "tools/init_command.h"
+#include "tools/mailbox_command.h"
+#include "tools/reconstruct_command.h"
 #include "tools/user_command.h"
 
 using namespace darius;
@@ -109,6 +111,58 @@ int main(int argc, char** argv) {
     }
     sub->callback([&dbc, name] { dbc.action = name; });
   }
+
+  tools::ReconstructCommand rec;
+  auto* rec_cmd = app.add_subcommand(
+      "reconstruct", "rebuild the mailbox list, indexes and caches from the partitions");
+  rec_cmd->fallthrough();
+  auto* rec_mailbox = rec_cmd->add_option("MAILBOX", rec.mailbox,
+                                          "internal name, e.g. user/alice/Sent or shared/news");
+  auto* rec_user = rec_cmd->add_option(
+      "-u,--user", rec.user, "a user's INBOX and everything below it (alice, alice@example.com)");
+  auto* rec_all = rec_cmd->add_flag("--all", rec.all, "every mailbox on every partition");
+  rec_mailbox->excludes(rec_user)->excludes(rec_all);
+  rec_user->excludes(rec_all);
+  rec_cmd->add_flag("-n,--dry-run", rec.dry_run, "report only; change nothing");
+  rec_cmd->add_flag("-r,--recursive", rec.recursive, "MAILBOX and its sub-mailboxes");
+  rec_cmd->add_flag("--adopt", rec.adopt,
+                    "make directories of message files without a darius.header into mailboxes "
+                    "(new unique id and UIDVALIDITY)");
+  rec_cmd->footer(tools::reconstructHelpFooter());
+
+  tools::MailboxCommand mbc;
+  auto* mb_cmd =
+      app.add_subcommand("mailbox", "list, show, create, delete, rename or append to mailboxes");
+  mb_cmd->require_subcommand(1);
+  mb_cmd->fallthrough();
+  {
+    auto* sub = mb_cmd->add_subcommand("list", "name, partition, unique id, messages, UIDVALIDITY");
+    sub->add_option("--prefix", mbc.prefix, "a mailbox and its subtree, or DOMAIN! for a domain");
+    sub = mb_cmd->add_subcommand(
+        "show", "the index header and every message: UID, flags, size, GUID, date");
+    sub->add_option("MAILBOX", mbc.name)->required();
+    sub = mb_cmd->add_subcommand("create", "create a mailbox (parents are not created)");
+    sub->add_option("MAILBOX", mbc.name)->required();
+    sub->add_option("--partition", mbc.partition, "default: the parent's, else default_partition");
+    sub->add_option("--acl", mbc.acl, "\"ID RIGHTS ...\" (default: the owner, all rights)");
+    sub->add_option("--special-use", mbc.special_use, "RFC 6154 attribute, e.g. \\Sent");
+    sub = mb_cmd->add_subcommand("delete", "move a mailbox to the deleted area");
+    sub->add_option("MAILBOX", mbc.name)->required();
+    sub = mb_cmd->add_subcommand("rename", "rename a mailbox with its sub-mailboxes");
+    sub->add_option("MAILBOX", mbc.name)->required();
+    sub->add_option("NEWNAME", mbc.to)->required();
+    sub = mb_cmd->add_subcommand("append", "store message files (LF line ends become CRLF)");
+    sub->add_option("MAILBOX", mbc.name)->required();
+    sub->add_option("FILE", mbc.files, "message files; - for standard input")->required();
+    sub->add_option("--flag", mbc.flags, "\\Seen, \\Flagged, ... or a keyword (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--date", mbc.date, "internal date, seconds since the epoch (default: now)");
+  }
+  for (auto* sub : mb_cmd->get_subcommands({})) {
+    sub->fallthrough();
+    std::string action = sub->get_name();
+    sub->callback([&mbc, action] { mbc.action = action; });
+  }
   for (auto* sub : {init_cmd}) sub->fallthrough();
 
   try {
@@ -119,6 +173,8 @@ int main(int argc, char** argv) {
   if (init_cmd->parsed()) return tools::runInit(init);
   if (user_cmd->parsed()) return tools::runUserCommand(config_path, user);
   if (config_cmd->parsed()) return configCommand(config_action, config_path);
+  if (rec_cmd->parsed()) return tools::runReconstruct(config_path, rec);
+  if (mb_cmd->parsed()) return tools::runMailboxCommand(config_path, mbc);
   if (db_cmd->parsed()) {
     dbc.batch_set = batch_opt->count() > 0;
     return tools::runDbCommand(dbc);
