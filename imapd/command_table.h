@@ -56,6 +56,9 @@ struct Reply {
   Kind kind = Kind::kOk;
   std::string code;  // response code without brackets ("AUTHENTICATIONFAILED"), or empty
   std::string text;
+  // FETCH, STORE and SEARCH by sequence number: no EXPUNGE may go out with this reply
+  // (RFC 9051 §7.5.1), so the updates sent before it leave expunges pending.
+  bool hold_expunges = false;
   // Runs after the reply has been flushed (STARTTLS upgrades the connection there).
   asio::awaitable<void> (*then)(Session&) = nullptr;
 

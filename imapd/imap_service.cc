@@ -20,8 +20,11 @@ constexpr std::string_view kCommandsHelp = "Protocol commands received, per serv
 }  // namespace
 
 ImapService::ImapService(std::string name, const config::Config& config, auth::UserStore& users,
-                         net::Metrics& metrics, bool tls_available)
-    : name_(std::move(name)), commands_(CommandTable::standard()), users_(users) {
+                         mailbox::Store* store, net::Metrics& metrics, bool tls_available)
+    : name_(std::move(name)), commands_(CommandTable::standard()), users_(users), store_(store) {
+  auto ns = mailbox::Namespace::fromConfig(config);
+  if (ns.ok()) ns_ = std::make_unique<mailbox::Namespace>(std::move(*ns));
+  if (store_ != nullptr) hub_ = std::make_unique<ChangeHub>(*store_);
   settings_.servername = config.getString("servername");
   if (settings_.servername.empty()) settings_.servername = hostName();
   settings_.allow_plaintext_auth = config.getBool("allow_plaintext_auth");
@@ -31,6 +34,7 @@ ImapService::ImapService(std::string name, const config::Config& config, auth::U
   settings_.login_timeout = config.getDuration("login_timeout");
   settings_.idle_timeout = config.getDuration("idle_timeout");
   settings_.auth_failure_delay = config.getDuration("auth_failure_delay");
+  settings_.max_append_size = config.getSize("max_literal_size");
   limits_.max_line = static_cast<size_t>(settings_.max_line_length);
   limits_.max_literal = settings_.max_literal_size;
 
@@ -47,6 +51,11 @@ asio::awaitable<void> ImapService::serve(std::shared_ptr<net::Connection> conn) 
   env.settings = &settings_;
   env.commands = &commands_;
   env.users = &users_;
+  if (ns_ != nullptr) {
+    env.store = store_;
+    env.ns = ns_.get();
+    env.hub = hub_.get();
+  }
   env.command_counters = &command_counters_;
   env.unknown_command_counter = unknown_counter_;
   log::Context ctx{name_, next_session_id_.fetch_add(1, std::memory_order_relaxed),

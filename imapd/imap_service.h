@@ -18,7 +18,10 @@
 
 #include "auth/user_store.h"
 #include "imapd/command_table.h"
+#include "imapd/change_hub.h"
 #include "imapd/session.h"
+#include "mailbox/namespace.h"
+#include "mailbox/store.h"
 #include "lib/config/config.h"
 #include "lib/net/metrics.h"
 #include "lib/net/service.h"
@@ -29,7 +32,9 @@ class ImapService : public net::Service {
  public:
   // `name` is "imap" or "imaps" (logs and metrics labels). `tls_available`: a TLS context
   // exists, so STARTTLS can be offered on plaintext connections.
+  // `store` may be null (unit tests of the pre-login state): then no mailbox command works.
   ImapService(std::string name, const config::Config& config, auth::UserStore& users,
+              mailbox::Store* store,
               net::Metrics& metrics, bool tls_available);
 
   std::string_view name() const override { return name_; }
@@ -47,6 +52,9 @@ class ImapService : public net::Service {
   net::ReaderLimits limits_;
   CommandTable commands_;
   auth::UserStore& users_;
+  mailbox::Store* store_;
+  std::unique_ptr<mailbox::Namespace> ns_;
+  std::unique_ptr<ChangeHub> hub_;
   std::vector<std::atomic<uint64_t>*> command_counters_;  // parallel to commands_.all()
   std::atomic<uint64_t>* unknown_counter_;
   std::atomic<uint64_t> next_session_id_{1};

@@ -153,8 +153,8 @@ void ImapServerTest::start(const std::string& config, bool tls_available) {
                                                                .shutdown_timeout = 2s,
                                                                .max_connections = 100,
                                                                .max_connections_per_host = 100});
-  imap_ = std::make_unique<ImapService>("imap", *cfg, *users_, host_->metrics(), tls_available);
-  imaps_ = std::make_unique<ImapService>("imaps", *cfg, *users_, host_->metrics(), true);
+  imap_ = std::make_unique<ImapService>("imap", *cfg, *users_, nullptr, host_->metrics(), tls_available);
+  imaps_ = std::make_unique<ImapService>("imaps", *cfg, *users_, nullptr, host_->metrics(), true);
   config::ListenAddress a;
   a.host = "127.0.0.1";
   ASSERT_TRUE(host_->addListener(a, *imap_, tls_available ? *tls : nullptr, false).isOk());

@@ -8,6 +8,8 @@
 // is used from the test thread only.
 #pragma once
 
+#include "imapd/commands/commands.h"
+
 #include <gtest/gtest.h>
 
 #include <asio.hpp>
@@ -82,6 +84,7 @@ class ImapServerTest : public ::testing::Test {
 };
 
 // The capability list of a plaintext connection before login with the test defaults.
-inline constexpr std::string_view kBaseCaps = "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE";
+// What every session advertises with the test config's max_literal_size (4K).
+inline const std::string kBaseCaps = std::string(kStaticCapabilities) + " APPENDLIMIT=4096";
 
 }  // namespace darius::imapd::testing

@@ -30,12 +30,74 @@ auth::SaslContext Session::saslContext() const {
 }
 
 void Session::loggedIn(std::string user, std::string_view method) {
+  if (env_.ns != nullptr) {
+    auto parsed = env_.ns->parseUser(user);
+    if (parsed.ok()) user_name_ = std::move(*parsed);
+  }
   user_ = std::move(user);
   log_.user = user_;
   state_ = State::kAuthenticated;
   conn_->setDeadline(std::chrono::milliseconds(0));
   conn_->setTimeout(settings().idle_timeout);
   log::info(log_, "login ok ({}{})", method, conn_->tlsActive() ? ", TLS" : "");
+}
+
+asio::awaitable<void> Session::prepareMailboxes() {
+  if (env_.store == nullptr || !user_name_) co_return;
+  auto inbox = env_.ns->inboxOf(*user_name_);
+  if (!inbox.ok()) co_return;
+  Status s = co_await blocking([&] { return env_.store->ensureInbox(*inbox); });
+  if (!s.isOk()) log::error(log_, "cannot create INBOX: {}", s.toString());
+}
+
+void Session::select(std::unique_ptr<SelectedMailbox> mailbox) {
+  unselect();
+  selected_ = std::move(mailbox);
+  state_ = State::kSelected;
+  if (env_.hub != nullptr) {
+    if (!waker_) waker_ = std::make_shared<Waker>(conn_->executor());
+    waker_->reset();
+    env_.hub->start(conn_->executor());
+    subscription_ = env_.hub->subscribe(selected_->entry().unique_id, waker_);
+  }
+}
+
+void Session::unselect() {
+  subscription_.reset();
+  selected_.reset();
+  saved_result_ = proto::SequenceSet();
+  if (state_ == State::kSelected) state_ = State::kAuthenticated;
+}
+
+UpdateStyle Session::updateStyle() const {
+  UpdateStyle u;
+  u.qresync = isEnabled("QRESYNC");
+  u.condstore = u.qresync || isEnabled("CONDSTORE") || condstore_used_;
+  u.rev1 = !isEnabled("IMAP4REV2");
+  return u;
+}
+
+asio::awaitable<void> Session::sendUpdates(bool allow_expunge) {
+  if (!selected_) co_return;
+  std::string out;
+  Status s = selected_->refresh();
+  if (s.isOk()) s = selected_->writeUpdates(allow_expunge, updateStyle(), out);
+  if (!s.isOk()) {
+    // The mailbox went away under us (deleted, renamed) or is damaged: RFC 9051 §7.1.5 lets
+    // the server end the session; the client reselects.
+    log::warning(log_, "selected mailbox: {}", s.toString());
+    writeUntagged("BYE [UNAVAILABLE] Selected mailbox is no longer available");
+    unselect();
+    state_ = State::kLogout;
+    bye_sent_ = true;
+    co_return;
+  }
+  conn_->write(out);
+}
+
+asio::awaitable<Status> Session::flushIfLarge() {
+  if (conn_->pendingOutput() < settings().flush_threshold) co_return Status::ok();
+  co_return co_await conn_->flush();
 }
 
 void Session::writeUntagged(std::string_view text) {
@@ -229,6 +291,12 @@ asio::awaitable<void> Session::execute(const std::string& text) {
   log::debug(log_, "command {} {}", l.tag, l.spec->name);
   Reply reply = co_await (*prepared)->execute(*this);
   if (reply.kind == Reply::Kind::kNone) co_return;
+  // Untagged updates go out before the tagged reply (RFC 9051 §7.4, §7.5).
+  if (state_ == State::kSelected) co_await sendUpdates(!reply.hold_expunges);
+  if (bye_sent_) {
+    co_await flushOrEnd();
+    co_return;
+  }
   writeTagged(l.tag, reply);
   co_await flushOrEnd();
   if (reply.then != nullptr && state_ != State::kLogout) co_await reply.then(*this);

@@ -25,11 +25,16 @@
 
 #include "auth/sasl.h"
 #include "auth/user_store.h"
+#include "imapd/change_hub.h"
 #include "imapd/command_table.h"
+#include "imapd/selected.h"
 #include "lib/base/result.h"
 #include "lib/log/log.h"
 #include "lib/net/connection.h"
 #include "lib/proto/command_buffer.h"
+#include "lib/proto/sequence_set.h"
+#include "mailbox/namespace.h"
+#include "mailbox/store.h"
 
 namespace darius::imapd {
 
@@ -47,6 +52,10 @@ struct SessionSettings {
   std::chrono::milliseconds idle_timeout{30 * 60000};
   std::chrono::milliseconds auth_failure_delay{2000};
   int max_bad_commands = 10;  // consecutive BAD replies tolerated before BYE
+  uint64_t max_append_size = 64ull << 20;  // APPENDLIMIT (RFC 7889): one message
+  // Output is flushed to the socket once this much is queued, so that a FETCH of 10,000
+  // bodies never holds more than about this much response in memory.
+  size_t flush_threshold = 256 * 1024;
 };
 
 // What a session borrows from its service; all of it outlives the session.
@@ -54,6 +63,9 @@ struct SessionEnv {
   const SessionSettings* settings = nullptr;
   const CommandTable* commands = nullptr;
   auth::UserStore* users = nullptr;
+  mailbox::Store* store = nullptr;           // null: no mailbox commands (unit tests)
+  const mailbox::Namespace* ns = nullptr;
+  ChangeHub* hub = nullptr;                  // null: no IDLE wake-ups (changes seen per command)
   // Metrics: one counter per entry of commands->all() (same order), and one for names that
   // are not in the table. Null: not counted (tests).
   const std::vector<std::atomic<uint64_t>*>* command_counters = nullptr;
@@ -98,9 +110,45 @@ class Session {
   // Waits auth_failure_delay (before a failed authentication is answered).
   asio::awaitable<void> failureDelay();
 
+  // --- Mailboxes (authenticated and selected states) ---
+  mailbox::Store& store() { return *env_.store; }
+  bool hasStore() const { return env_.store != nullptr; }
+  const mailbox::Namespace& ns() const { return *env_.ns; }
+  // The login name as a mailbox owner; null when it cannot own mailboxes (then only shared
+  // mailboxes and other users' are reachable).
+  const mailbox::UserName* userName() const { return user_name_ ? &*user_name_ : nullptr; }
+  // Makes the user's INBOX if it does not exist yet (Cyrus's autocreate), off the I/O thread.
+  asio::awaitable<void> prepareMailboxes();
+
+  SelectedMailbox* selected() { return selected_.get(); }
+  // Enters the selected state with `mailbox` (replacing any selected one) and subscribes to
+  // its changes for IDLE.
+  void select(std::unique_ptr<SelectedMailbox> mailbox);
+  // Back to the authenticated state.
+  void unselect();
+  UpdateStyle updateStyle() const;
+  // Refreshes the selected mailbox and queues the untagged updates owed (expunges only when
+  // `allow_expunge`). Nothing when no mailbox is selected.
+  asio::awaitable<void> sendUpdates(bool allow_expunge);
+  // Flushes once the queued output passes flush_threshold: long responses stream.
+  asio::awaitable<base::Status> flushIfLarge();
+  // Woken by the ChangeHub when the selected mailbox changes (IDLE waits on it).
+  Waker& waker() { return *waker_; }
+  bool hasChangeHub() const { return env_.hub != nullptr; }
+  // Runs `f` on the blocking pool (disk writes and their fsyncs), as connection().offload.
+  template <typename F>
+  asio::awaitable<std::invoke_result_t<F&>> blocking(F f) {
+    co_return co_await conn_->offload(std::move(f));
+  }
+  // RFC 5182 SEARCHRES: the last SEARCH ... SAVE result, as UIDs.
+  proto::SequenceSet& savedResult() { return saved_result_; }
+
   // ENABLE (RFC 5161): true if `extension` was not enabled before and now is.
   bool enable(std::string_view extension);
   bool isEnabled(std::string_view extension) const;
+  // RFC 7162 §3.1: a CONDSTORE-aware command (FETCH MODSEQ, SELECT (CONDSTORE), STORE
+  // UNCHANGEDSINCE, SEARCH MODSEQ) turns MODSEQ on in later FETCH responses.
+  void useCondstore() { condstore_used_ = true; }
 
  private:
   // Reads and runs one command (or answers one bad line).
@@ -136,6 +184,13 @@ class Session {
   std::string user_;
   std::vector<std::string> enabled_;  // upper case
   int consecutive_bad_ = 0;
+  std::optional<mailbox::UserName> user_name_;
+  std::unique_ptr<SelectedMailbox> selected_;
+  std::shared_ptr<Waker> waker_;
+  std::unique_ptr<ChangeHub::Subscription> subscription_;
+  proto::SequenceSet saved_result_;
+  bool condstore_used_ = false;
+  bool bye_sent_ = false;  // a BYE went out mid-command: no tagged reply follows
 };
 
 }  // namespace darius::imapd

@@ -247,8 +247,8 @@ TEST(Namespace, FromConfig) {
 
   auto defaults = Namespace::fromConfig(config::Config::defaults());
   ASSERT_TRUE(defaults.ok());
-  EXPECT_FALSE(defaults->options().alt_namespace);
-  EXPECT_EQ(defaults->separator(), '.');
+  EXPECT_TRUE(defaults->options().alt_namespace);  // as in Cyrus 3
+  EXPECT_EQ(defaults->separator(), '/');
   EXPECT_TRUE(defaults->options().virtual_domains);
   EXPECT_EQ(defaults->options().max_name_length, 490u);
 }

@@ -72,6 +72,9 @@ Status Store::init() {
   DARIUS_ASSIGN_OR_RETURN(list_, MailboxList::open(io::joinPath(options_.data_dir, "mailboxes.db"),
                                                    options_.list_backend, dbo,
                                                    options_.list_options));
+  DARIUS_ASSIGN_OR_RETURN(subscriptions_,
+                          Subscriptions::open(io::joinPath(options_.data_dir, "subscriptions.db"),
+                                              options_.list_backend, dbo));
   DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());
   return recoverLocked();
 }

@@ -50,6 +50,7 @@
 #include "mailbox/mailbox_name.h"
 #include "mailbox/message_stage.h"
 #include "mailbox/partition.h"
+#include "mailbox/subscriptions.h"
 
 namespace darius::config {
 class Config;
@@ -117,6 +118,8 @@ class Store {
 
   io::Env& env() { return env_; }
   MailboxList& list() { return *list_; }
+  // Per-user subscriptions, <data_dir>/subscriptions.db (same backend as the list).
+  Subscriptions& subscriptions() { return *subscriptions_; }
   const std::vector<Partition>& partitions() const { return options_.partitions; }
   base::Result<const Partition*> partition(std::string_view name) const;
   const Partition& defaultPartition() const;
@@ -198,6 +201,7 @@ class Store {
   StoreOptions options_;
   io::Env& env_;
   std::unique_ptr<MailboxList> list_;
+  std::unique_ptr<Subscriptions> subscriptions_;
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   RecoveryReport recovery_;
 

@@ -13,8 +13,8 @@ base::Result<std::unique_ptr<net::Service>> makeService(const std::string& name,
                                                         const ServiceDeps& deps) {
   std::unique_ptr<net::Service> s;
   if (name == "imap" || name == "imaps") {
-    s = std::make_unique<imapd::ImapService>(name, deps.config, deps.users, deps.metrics,
-                                             deps.tls != nullptr);
+    s = std::make_unique<imapd::ImapService>(name, deps.config, deps.users, &deps.store,
+                                             deps.metrics, deps.tls != nullptr);
   } else if (name == "pop3" || name == "pop3s") {
     DARIUS_ASSIGN_OR_RETURN(s, pop3d::Pop3Service::create(name, deps.config, deps.users,
                                                           deps.store, deps.metrics));

@@ -115,6 +115,7 @@ asio::awaitable<Reply> execute(Session& session, AuthenticateArgs args) {
     if (!a.bytes->empty()) co_return Reply::bad("Unexpected data after authentication");
   }
   session.loggedIn(sasl.authenticatedUser(), args.mechanism);
+  co_await session.prepareMailboxes();
   co_return Reply::ok("Logged in", "CAPABILITY " + capabilityList(session));
 }
 

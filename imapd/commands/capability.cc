@@ -14,7 +14,8 @@ namespace darius::imapd {
 std::string capabilityList(const Session& session) {
   // IMAP4rev1 too: clients that only speak RFC 3501 keep working, and RFC 9051 §2.1 lets a
   // server advertise both (IMAP4rev2 semantics then need ENABLE IMAP4rev2).
-  std::string caps = "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE";
+  std::string caps(kStaticCapabilities);
+  caps += " APPENDLIMIT=" + std::to_string(session.settings().max_append_size);
   if (session.state() != State::kNotAuthenticated) return caps;
   const net::Connection& conn = session.connection();
   if (session.settings().starttls_available && conn.canStartTls()) caps += " STARTTLS";

@@ -23,6 +23,42 @@ CommandSpec loginCommand();         // login.cc, RFC 9051 §6.2.3
 CommandSpec idCommand();            // id.cc, RFC 2971
 CommandSpec enableCommand();        // enable.cc, RFC 5161, RFC 9051 §6.3.1
 
+// Authenticated state (RFC 9051 §6.3).
+CommandSpec selectCommand();       // select.cc, RFC 9051 §6.3.2, RFC 7162
+CommandSpec examineCommand();      // select.cc, RFC 9051 §6.3.3
+CommandSpec createCommand();       // create.cc, RFC 9051 §6.3.4, RFC 6154
+CommandSpec deleteCommand();       // delete.cc, RFC 9051 §6.3.5
+CommandSpec renameCommand();       // rename.cc, RFC 9051 §6.3.6
+CommandSpec subscribeCommand();    // subscribe.cc, RFC 9051 §6.3.7
+CommandSpec unsubscribeCommand();  // subscribe.cc, RFC 9051 §6.3.8
+CommandSpec namespaceCommand();    // namespace.cc, RFC 9051 §6.3.10, RFC 2342
+CommandSpec statusCommand();       // status.cc, RFC 9051 §6.3.11
+CommandSpec appendCommand();       // append.cc, RFC 9051 §6.3.12, RFC 3502, RFC 4315
+CommandSpec idleCommand();         // idle.cc, RFC 9051 §6.3.13, RFC 2177
+
+// Selected state (RFC 9051 §6.4).
+CommandSpec closeCommand();     // close.cc, RFC 9051 §6.4.1
+CommandSpec unselectCommand();  // close.cc, RFC 9051 §6.4.2, RFC 3691
+CommandSpec checkCommand();     // check.cc, RFC 3501 §6.4.1
+CommandSpec expungeCommand();   // expunge.cc, RFC 9051 §6.4.3
+CommandSpec storeCommand();     // store.cc, RFC 9051 §6.4.6, RFC 7162
+CommandSpec copyCommand();      // copy.cc, RFC 9051 §6.4.7, RFC 4315
+CommandSpec moveCommand();      // copy.cc, RFC 9051 §6.4.8, RFC 6851
+CommandSpec uidCommand();       // uid.cc, RFC 9051 §6.4.9
+
+// The UID forms, dispatched by uid.cc; each lives in its command's file.
+base::Result<std::unique_ptr<PreparedCommand>> parseUidCopy(ArgParser& p);
+base::Result<std::unique_ptr<PreparedCommand>> parseUidMove(ArgParser& p);
+base::Result<std::unique_ptr<PreparedCommand>> parseUidExpunge(ArgParser& p);
+base::Result<std::unique_ptr<PreparedCommand>> parseUidStore(ArgParser& p);
+
+// The capabilities every session has, whatever its state; APPENDLIMIT=<n> (from the config)
+// and the state-dependent ones follow them in capabilityList().
+inline constexpr std::string_view kStaticCapabilities =
+    "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
+    "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
+    "SAVEDATE OBJECTID";
+
 // The capability list (without "CAPABILITY") for the session's current state: the untagged
 // CAPABILITY response, the greeting and the tagged OK of LOGIN/AUTHENTICATE all use it.
 // Defined in capability.cc.

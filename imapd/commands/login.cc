@@ -50,6 +50,7 @@ asio::awaitable<Reply> execute(Session& session, LoginArgs args) {
     co_return Reply::no("Authentication failed", "AUTHENTICATIONFAILED");
   }
   session.loggedIn(std::move(args.user), "LOGIN");
+  co_await session.prepareMailboxes();
   co_return Reply::ok("Logged in", "CAPABILITY " + capabilityList(session));
 }
 

@@ -123,11 +123,12 @@ constexpr OptionDef kOptions[] = {
      .section = "limits"},
 
     // mailboxes: naming (Cyrus's imapd.conf names where Cyrus has the same knob)
-    {.name = "altnamespace", .type = T::kBool, .default_value = "no",
+    // Both on by default, as in Cyrus 3: what today's clients expect ("Sent", "a/b").
+    {.name = "altnamespace", .type = T::kBool, .default_value = "yes",
      .description = "Show a user's folders beside INBOX (`Sent`) instead of under it "
                     "(`INBOX.Sent`); other users' folders appear under `Other Users`.",
      .section = "mailboxes"},
-    {.name = "unixhiersep", .type = T::kBool, .default_value = "no",
+    {.name = "unixhiersep", .type = T::kBool, .default_value = "yes",
      .description = "Use `/` as the hierarchy separator clients see, instead of `.`.",
      .section = "mailboxes"},
     {.name = "virtdomains", .type = T::kBool, .default_value = "yes",

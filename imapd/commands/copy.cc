@@ -1,0 +1,111 @@
+// COPY, MOVE and their UID forms (RFC 9051 §6.4.7, §6.4.8; MOVE RFC 6851; COPYUID RFC 4315
+// §3): messages are hard-linked into the target (mailbox/store.h), keeping flags and dates.
+//
+// Rights (RFC 4314 §4): "r" on the source (it is selected), "i" on the target; MOVE also
+// needs "t" and "e" on the source. A missing target is NO [TRYCREATE] (§6.4.7) unless the
+// user cannot see it. MOVE reports COPYUID in an untagged OK before the EXPUNGE (or VANISHED)
+// responses (RFC 6851 §4.3); COPY puts it in the tagged OK.
+#include "imapd/commands/commands.h"
+#include "imapd/mailbox_access.h"
+#include "imapd/session.h"
+
+namespace darius::imapd {
+namespace {
+
+struct CopyArgs {
+  bool by_uid = false;
+  bool move = false;
+  proto::SequenceSet set;
+  std::string mailbox;
+};
+
+template <bool kUid, bool kMove>
+base::Result<CopyArgs> parse(ArgParser& p) {
+  CopyArgs a;
+  a.by_uid = kUid;
+  a.move = kMove;
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(a.set, p.sequenceSet({}));
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
+  return a;
+}
+
+asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
+  SelectedMailbox& sel = *session.selected();
+  const char* what = args.move ? "MOVE" : "COPY";
+  if (!args.by_uid && args.set.largest(sel.count()) > sel.count()) {
+    co_return Reply::bad("Message sequence number out of range");
+  }
+  if (args.move && (sel.readOnly() || !sel.has(mailbox::right::kDeleteMessage |
+                                                mailbox::right::kExpunge))) {
+    co_return Reply::no("Permission denied on the source", "NOPERM");
+  }
+  auto target = internalName(session, args.mailbox);
+  if (!target.ok()) co_return Reply::no("No such mailbox", "TRYCREATE");
+  auto access = findMailbox(session, *target);
+  if (!access.ok()) {
+    if (access.status().code() == base::Code::kNotFound) {
+      // Only offer to create what the user could create: otherwise "does not exist" alone.
+      co_return Reply::no("Mailbox does not exist", "TRYCREATE");
+    }
+    co_return replyFor(session, access.status(), what);
+  }
+  if (!access->has(mailbox::right::kInsert)) co_return Reply::no("Permission denied", "NOPERM");
+  proto::SequenceSet set = args.set.substituteLastResult(session.savedResult());
+  std::vector<uint32_t> uids = sel.resolve(set, args.by_uid);
+  if (uids.empty()) co_return Reply::ok(std::string(what) + " completed (nothing to do)");
+
+  auto copied = co_await session.blocking([&]() -> base::Result<mailbox::CopyResult> {
+    // Copying into the selected mailbox itself uses its own handle.
+    if (access->entry.unique_id == sel.entry().unique_id) {
+      return args.move ? session.store().move(sel.mailbox(), uids, sel.mailbox())
+                       : session.store().copy(sel.mailbox(), uids, sel.mailbox());
+    }
+    DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox dst, session.store().openMailbox(*target));
+    return args.move ? session.store().move(sel.mailbox(), uids, *dst.mailbox)
+                     : session.store().copy(sel.mailbox(), uids, *dst.mailbox);
+  });
+  if (!copied.ok()) co_return replyFor(session, copied.status(), what);
+  std::string code;
+  if (!copied->uids.empty()) {
+    std::vector<uint32_t> from, to;
+    for (const mailbox::CopiedUid& c : copied->uids) {
+      from.push_back(c.from);
+      to.push_back(c.to);
+    }
+    // COPYUID lists the UIDs in matching order; both sets ascend together since append
+    // assigns target UIDs in source order.
+    auto fs = proto::SequenceSet::fromNumbers(from);
+    auto ts = proto::SequenceSet::fromNumbers(to);
+    if (fs.ok() && ts.ok()) {
+      code = "COPYUID " + std::to_string(copied->target_uidvalidity) + " " + fs->format() + " " +
+             ts->format();
+    }
+  }
+  if (args.move) {
+    if (!code.empty()) session.writeUntagged("OK [" + code + "] Moved");
+    co_return Reply::ok("MOVE completed");
+  }
+  co_return Reply::ok("COPY completed", code);
+}
+
+}  // namespace
+
+CommandSpec copyCommand() {
+  return makeCommand<CopyArgs, parse<false, false>, execute>("COPY", stateBit(State::kSelected));
+}
+
+CommandSpec moveCommand() {
+  return makeCommand<CopyArgs, parse<false, true>, execute>("MOVE", stateBit(State::kSelected));
+}
+
+base::Result<std::unique_ptr<PreparedCommand>> parseUidCopy(ArgParser& p) {
+  return internal::parseAndBind<CopyArgs, parse<true, false>, execute>(p);
+}
+
+base::Result<std::unique_ptr<PreparedCommand>> parseUidMove(ArgParser& p) {
+  return internal::parseAndBind<CopyArgs, parse<true, true>, execute>(p);
+}
+
+}  // namespace darius::imapd

@@ -1,0 +1,191 @@
+// SELECT and EXAMINE (RFC 9051 §6.3.2, §6.3.3), with the CONDSTORE and QRESYNC select
+// parameters (RFC 7162 §3.1.8, §3.2.5).
+//
+// Responses: EXISTS, FLAGS, PERMANENTFLAGS, UIDVALIDITY, UIDNEXT, HIGHESTMODSEQ (always: we
+// advertise CONDSTORE, RFC 7162 §3.1.2.1), the LIST response IMAP4rev2 requires, and for
+// IMAP4rev1 sessions RECENT and UNSEEN. A SELECT that fails leaves no mailbox selected
+// (§6.3.2), and a previously selected one is announced closed with OK [CLOSED] (RFC 7162
+// §3.2.11, RFC 9051 §7.1). Without the read right the mailbox does not exist for the user;
+// without any right to change it, SELECT opens it read-only (RFC 4314 §4).
+#include <algorithm>
+
+#include "imapd/commands/commands.h"
+#include "imapd/mailbox_access.h"
+#include "imapd/session.h"
+#include "lib/proto/chars.h"
+
+namespace darius::imapd {
+namespace {
+
+struct QresyncParams {
+  uint32_t uidvalidity = 0;
+  uint64_t modseq = 0;
+  std::optional<proto::SequenceSet> known_uids;
+};
+
+struct SelectArgs {
+  std::string mailbox;
+  bool examine = false;
+  bool condstore = false;
+  std::optional<QresyncParams> qresync;
+};
+
+base::Result<QresyncParams> parseQresync(ArgParser& p) {
+  // QRESYNC (uidvalidity mod-sequence-value [known-uids [seq-match-data]])
+  QresyncParams q;
+  DARIUS_RETURN_IF_ERROR(p.space());
+  if (!p.skipIf('(')) return base::Status::invalid("QRESYNC needs a parenthesised list");
+  DARIUS_ASSIGN_OR_RETURN(q.uidvalidity, p.nzNumber());
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(q.modseq, p.nzNumber64());
+  if (p.skipIf(' ')) {
+    proto::SequenceSetOptions so;
+    so.allow_last_result = false;
+    DARIUS_ASSIGN_OR_RETURN(q.known_uids, p.sequenceSet(so));
+    if (p.skipIf(' ')) {
+      // seq-match-data: accepted and not needed (we answer from the expunged records, which
+      // we keep with their modseqs, so the client's sample adds nothing).
+      DARIUS_ASSIGN_OR_RETURN(proto::Value ignored, p.value({}));
+      (void)ignored;
+    }
+  }
+  if (!p.skipIf(')')) return base::Status::invalid("QRESYNC list not closed");
+  return q;
+}
+
+template <bool kExamine>
+base::Result<SelectArgs> parse(ArgParser& p) {
+  SelectArgs a;
+  a.examine = kExamine;
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
+  if (!p.skipIf(' ')) return a;
+  if (!p.skipIf('(')) return base::Status::invalid("Select parameters must be a list");
+  while (!p.skipIf(')')) {
+    if (p.atEnd()) return base::Status::invalid("Select parameters not closed");
+    DARIUS_ASSIGN_OR_RETURN(std::string_view name, p.atom());
+    std::string upper = proto::asciiUpper(name);
+    if (upper == "CONDSTORE") {
+      a.condstore = true;
+    } else if (upper == "QRESYNC" && !a.qresync) {
+      DARIUS_ASSIGN_OR_RETURN(a.qresync, parseQresync(p));
+    } else {
+      return base::Status::invalid("Unknown select parameter " + upper);
+    }
+    p.skipIf(' ');
+  }
+  return a;
+}
+
+constexpr mailbox::Rights kAnyWrite = mailbox::right::kSeen | mailbox::right::kWrite |
+                                      mailbox::right::kInsert | mailbox::right::kDeleteMessage |
+                                      mailbox::right::kExpunge;
+
+// QRESYNC (RFC 7162 §3.2.5.2): what changed since the client's modseq.
+base::Status writeResync(Session& session, SelectedMailbox& sel, const QresyncParams& q,
+                         std::string& out) {
+  if (q.uidvalidity != sel.entry().uidvalidity) return base::Status::ok();  // full resync
+  DARIUS_ASSIGN_OR_RETURN(auto gone, sel.mailbox().expungedRecords());
+  std::vector<uint32_t> vanished;
+  for (const mailbox::IndexRecord& r : gone) {
+    if (r.modseq <= q.modseq) continue;
+    if (q.known_uids && !q.known_uids->contains(r.uid, UINT32_MAX)) continue;
+    vanished.push_back(r.uid);
+  }
+  if (!vanished.empty()) {
+    auto set = proto::SequenceSet::fromNumbers(vanished);
+    if (set.ok()) out += "* VANISHED (EARLIER) " + set->format() + "\r\n";
+  }
+  bool rev1 = session.updateStyle().rev1;
+  for (uint32_t msn = 1; msn <= sel.count(); ++msn) {
+    DARIUS_ASSIGN_OR_RETURN(auto r, sel.record(sel.uidAt(msn)));
+    if (!r || r->modseq <= q.modseq) continue;
+    out += "* " + std::to_string(msn) + " FETCH (UID " + std::to_string(r->uid) + " FLAGS (" +
+           sel.flagsOf(*r, rev1) + ") MODSEQ (" + std::to_string(r->modseq) + "))\r\n";
+  }
+  return base::Status::ok();
+}
+
+asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
+  const char* what = args.examine ? "EXAMINE" : "SELECT";
+  if (args.qresync && !session.isEnabled("QRESYNC")) {
+    co_return Reply::bad("QRESYNC must be enabled first");  // RFC 7162 §3.2.5
+  }
+  // Deselect first: a failed SELECT leaves nothing selected (RFC 9051 §6.3.2).
+  if (session.selected() != nullptr) {
+    session.unselect();
+    session.writeUntagged("OK [CLOSED] Previous mailbox is now closed");
+  }
+  auto name = internalName(session, args.mailbox);
+  if (!name.ok()) co_return noSuchMailbox();
+  auto access = findMailbox(session, *name);
+  if (!access.ok()) co_return replyFor(session, access.status(), what);
+  if (!access->has(mailbox::right::kRead)) co_return noSuchMailbox();
+  bool read_only = args.examine || (access->rights & kAnyWrite) == 0;
+  bool rev1 = session.updateStyle().rev1;
+  auto opened = co_await session.blocking([&]() -> base::Result<std::unique_ptr<SelectedMailbox>> {
+    DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openMailbox(*name));
+    return SelectedMailbox::open(std::move(m), *name, access->rights, read_only,
+                                 /*claim_recent=*/rev1 && !args.examine);
+  });
+  if (!opened.ok()) co_return replyFor(session, opened.status(), what);
+  SelectedMailbox& sel = **opened;
+  if (args.condstore || args.qresync) session.useCondstore();
+
+  std::string out;
+  const mailbox::IndexHeader& h = sel.mailbox().index();
+  out += "* " + std::to_string(sel.count()) + " EXISTS\r\n";
+  if (rev1) out += "* " + std::to_string(sel.recentCount()) + " RECENT\r\n";
+  out += "* FLAGS (" + sel.flagNames() + ")\r\n";
+  if (read_only) {
+    out += "* OK [PERMANENTFLAGS ()] Read-only mailbox\r\n";
+  } else {
+    std::string perm;
+    auto add = [&](std::string_view f) { perm += perm.empty() ? "" : " ", perm += f; };
+    if (sel.has(mailbox::right::kWrite)) {
+      add("\\Answered \\Flagged \\Draft");
+      for (const std::string& k : sel.mailbox().header().user_flags) add(k);
+    }
+    if (sel.has(mailbox::right::kDeleteMessage)) add("\\Deleted");
+    if (sel.has(mailbox::right::kSeen)) add("\\Seen");
+    if (sel.has(mailbox::right::kWrite)) add("\\*");
+    out += "* OK [PERMANENTFLAGS (" + perm + ")] Flags permitted\r\n";
+  }
+  out += "* OK [UIDVALIDITY " + std::to_string(sel.entry().uidvalidity) + "] UIDs valid\r\n";
+  out += "* OK [UIDNEXT " + std::to_string(h.uidnext) + "] Predicted next UID\r\n";
+  out += "* OK [HIGHESTMODSEQ " + std::to_string(h.highest_modseq) + "] Highest\r\n";
+  if (rev1) {
+    // The first unseen message (RFC 3501 §6.3.1), when there is one.
+    for (uint32_t msn = 1; msn <= sel.count(); ++msn) {
+      auto r = sel.record(sel.uidAt(msn));
+      if (r.ok() && *r && ((*r)->system_flags & mailbox::kFlagSeen) == 0) {
+        out += "* OK [UNSEEN " + std::to_string(msn) + "] First unseen\r\n";
+        break;
+      }
+    }
+  } else {
+    auto wire = wireName(session, *name);
+    if (wire.ok()) {
+      out += "* LIST () \"" + std::string(1, session.ns().separator()) + "\" " + *wire + "\r\n";
+    }
+  }
+  if (args.qresync) {
+    base::Status s = writeResync(session, sel, *args.qresync, out);
+    if (!s.isOk()) co_return replyFor(session, s, what);
+  }
+  session.connection().write(out);
+  session.select(std::move(*opened));
+  co_return Reply::ok(std::string(what) + " completed", read_only ? "READ-ONLY" : "READ-WRITE");
+}
+
+}  // namespace
+
+CommandSpec selectCommand() {
+  return makeCommand<SelectArgs, parse<false>, execute>("SELECT", kAfterLogin, kExclusive);
+}
+
+CommandSpec examineCommand() {
+  return makeCommand<SelectArgs, parse<true>, execute>("EXAMINE", kAfterLogin, kExclusive);
+}
+
+}  // namespace darius::imapd

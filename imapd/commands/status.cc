@@ -1,0 +1,58 @@
+// STATUS (RFC 9051 §6.3.11): counts of a mailbox without selecting it, from its index header
+// (imapd/status_items.h). A mailbox without the read right answers as missing (RFC 4314 §4
+// requires "r" for STATUS); STATUS of the selected mailbox is allowed and reports its
+// current state (the session's own updates still come through NOOP as usual).
+#include "imapd/commands/commands.h"
+#include "imapd/mailbox_access.h"
+#include "imapd/session.h"
+#include "imapd/status_items.h"
+
+namespace darius::imapd {
+namespace {
+
+struct StatusArgs {
+  std::string mailbox;
+  std::vector<StatusItem> items;
+};
+
+base::Result<StatusArgs> parse(ArgParser& p) {
+  StatusArgs a;
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
+  DARIUS_RETURN_IF_ERROR(p.space());
+  proto::ListOptions lo;
+  lo.allow_empty = false;
+  DARIUS_ASSIGN_OR_RETURN(std::vector<std::string> names, p.atomList(lo));
+  for (const std::string& n : names) {
+    DARIUS_ASSIGN_OR_RETURN(StatusItem item, parseStatusItem(n));
+    a.items.push_back(item);
+  }
+  return a;
+}
+
+asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
+  auto name = internalName(session, args.mailbox);
+  if (!name.ok()) co_return noSuchMailbox();
+  auto access = findMailbox(session, *name);
+  if (!access.ok()) co_return replyFor(session, access.status(), "STATUS");
+  if (!access->has(mailbox::right::kRead)) co_return noSuchMailbox();
+  for (StatusItem i : args.items) {
+    if (i == StatusItem::kHighestModseq) session.useCondstore();
+  }
+  auto values = co_await session.blocking([&] {
+    return statusValues(session.store(), *name, args.items, session.settings().max_append_size);
+  });
+  if (!values.ok()) co_return replyFor(session, values.status(), "STATUS");
+  auto wire = wireName(session, *name);
+  if (!wire.ok()) co_return noSuchMailbox();
+  session.writeUntagged("STATUS " + *wire + " (" + *values + ")");
+  co_return Reply::ok("STATUS completed");
+}
+
+}  // namespace
+
+CommandSpec statusCommand() {
+  return makeCommand<StatusArgs, parse, execute>("STATUS", kAfterLogin);
+}
+
+}  // namespace darius::imapd

@@ -1,0 +1,196 @@
+// STORE and UID STORE (RFC 9051 §6.4.6, §6.4.9) with CONDSTORE's UNCHANGEDSINCE
+// (RFC 7162 §3.1.3): "STORE set [(UNCHANGEDSINCE n)] [+|-]FLAGS[.SILENT] flags".
+//
+// Rights (RFC 4314 §4): \Seen needs "s", \Deleted needs "t", every other flag and keyword "w";
+// flags the user may not change are left alone, and a STORE that could change nothing is NO.
+// A read-only mailbox refuses STORE. Replies: one FETCH per message unless .SILENT (with UID
+// for UID STORE and MODSEQ once CONDSTORE is on); messages UNCHANGEDSINCE refused go in the
+// MODIFIED response code. Expunges are held back after a STORE by sequence number (§7.5.1).
+#include "imapd/commands/commands.h"
+#include "imapd/mailbox_access.h"
+#include "imapd/session.h"
+#include "lib/proto/chars.h"
+
+namespace darius::imapd {
+namespace {
+
+struct StoreArgs {
+  bool by_uid = false;
+  proto::SequenceSet set;
+  uint64_t unchanged_since = 0;
+  bool has_unchanged_since = false;
+  mailbox::FlagChange::Op op = mailbox::FlagChange::Op::kReplace;
+  bool silent = false;
+  std::vector<proto::Flag> flags;
+};
+
+base::Result<StoreArgs> parseArgs(ArgParser& p, bool by_uid) {
+  StoreArgs a;
+  a.by_uid = by_uid;
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(a.set, p.sequenceSet({}));
+  DARIUS_RETURN_IF_ERROR(p.space());
+  if (p.skipIf('(')) {
+    DARIUS_ASSIGN_OR_RETURN(std::string_view m, p.atom());
+    if (proto::asciiUpper(m) != "UNCHANGEDSINCE") return base::Status::invalid("Unknown STORE modifier");
+    DARIUS_RETURN_IF_ERROR(p.space());
+    DARIUS_ASSIGN_OR_RETURN(a.unchanged_since, p.number64());
+    a.has_unchanged_since = true;
+    if (!p.skipIf(')')) return base::Status::invalid("STORE modifiers not closed");
+    DARIUS_RETURN_IF_ERROR(p.space());
+  }
+  if (p.skipIf('+')) {
+    a.op = mailbox::FlagChange::Op::kAdd;
+  } else if (p.skipIf('-')) {
+    a.op = mailbox::FlagChange::Op::kRemove;
+  }
+  DARIUS_ASSIGN_OR_RETURN(std::string_view item, p.atom());
+  std::string upper = proto::asciiUpper(item);
+  if (upper == "FLAGS.SILENT") {
+    a.silent = true;
+  } else if (upper != "FLAGS") {
+    return base::Status::invalid("STORE takes FLAGS or FLAGS.SILENT");
+  }
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(a.flags, p.flagListOrFlags({}));
+  return a;
+}
+
+base::Result<StoreArgs> parsePlain(ArgParser& p) { return parseArgs(p, false); }
+base::Result<StoreArgs> parseUid(ArgParser& p) { return parseArgs(p, true); }
+
+uint32_t systemBit(proto::SystemFlag f) {
+  switch (f) {
+    case proto::SystemFlag::kAnswered: return mailbox::kFlagAnswered;
+    case proto::SystemFlag::kFlagged: return mailbox::kFlagFlagged;
+    case proto::SystemFlag::kDeleted: return mailbox::kFlagDeleted;
+    case proto::SystemFlag::kSeen: return mailbox::kFlagSeen;
+    case proto::SystemFlag::kDraft: return mailbox::kFlagDraft;
+  }
+  return 0;
+}
+
+asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
+  SelectedMailbox& sel = *session.selected();
+  Reply held;
+  held.hold_expunges = !args.by_uid;
+  if (sel.readOnly()) {
+    Reply r = Reply::no("Mailbox is read-only", "READ-ONLY");
+    r.hold_expunges = held.hold_expunges;
+    co_return r;
+  }
+  if (!args.by_uid && args.set.largest(sel.count()) > sel.count()) {
+    co_return Reply::bad("Message sequence number out of range");
+  }
+  proto::SequenceSet set = args.set.substituteLastResult(session.savedResult());
+  std::vector<uint32_t> uids = sel.resolve(set, args.by_uid);
+  if (args.has_unchanged_since) session.useCondstore();
+
+  // What this user may change (RFC 4314 §4).
+  uint32_t system = 0;
+  std::vector<std::string> keywords;
+  bool refused = false;
+  for (const proto::Flag& f : args.flags) {
+    if (f.kind == proto::Flag::Kind::kSystem) {
+      uint32_t bit = systemBit(f.system);
+      mailbox::Rights need = bit == mailbox::kFlagSeen      ? mailbox::right::kSeen
+                             : bit == mailbox::kFlagDeleted ? mailbox::right::kDeleteMessage
+                                                            : mailbox::right::kWrite;
+      if (sel.has(need)) {
+        system |= bit;
+      } else {
+        refused = true;
+      }
+    } else if (f.kind == proto::Flag::Kind::kKeyword) {
+      if (sel.has(mailbox::right::kWrite)) {
+        keywords.push_back(f.name);
+      } else {
+        refused = true;
+      }
+    }
+    // \Recent and other \-extensions cannot be stored (RFC 9051 §2.3.2); ignored.
+  }
+  if (refused && system == 0 && keywords.empty()) {
+    Reply r = Reply::no("Permission denied", "NOPERM");
+    r.hold_expunges = held.hold_expunges;
+    co_return r;
+  }
+  std::vector<mailbox::FlagChange> changes;
+  changes.reserve(uids.size());
+  for (uint32_t uid : uids) {
+    mailbox::FlagChange c;
+    c.uid = uid;
+    c.op = args.op;
+    c.system_flags = system;
+    c.keywords = keywords;
+    c.unchanged_since = args.has_unchanged_since ? args.unchanged_since : 0;
+    changes.push_back(std::move(c));
+  }
+  // UNCHANGEDSINCE 0 can never hold (RFC 7162 §3.1.3): every message is "modified".
+  bool impossible = args.has_unchanged_since && args.unchanged_since == 0;
+  base::Result<std::vector<mailbox::FlagResult>> results = std::vector<mailbox::FlagResult>{};
+  if (!impossible && !changes.empty()) {
+    results = co_await session.blocking([&] { return sel.mailbox().store(changes); });
+  }
+  if (!results.ok()) {
+    Reply r = replyFor(session, results.status(), "STORE");
+    if (results.status().code() == base::Code::kTooBig) r.code = "LIMIT";
+    r.hold_expunges = held.hold_expunges;
+    co_return r;
+  }
+  std::vector<uint32_t> modified;
+  if (impossible) modified = uids;
+  UpdateStyle style = session.updateStyle();
+  std::string out;
+  for (const mailbox::FlagResult& res : *results) {
+    if (res.outcome == mailbox::FlagResult::Outcome::kModified) {
+      modified.push_back(args.by_uid ? res.uid : sel.msnOf(res.uid));
+      continue;
+    }
+    if (res.outcome == mailbox::FlagResult::Outcome::kGone) continue;
+    if (res.outcome == mailbox::FlagResult::Outcome::kChanged) {
+      sel.noteReported(res.uid, res.record.modseq);
+    }
+    // .SILENT still reports the new MODSEQ under CONDSTORE when it changed (RFC 7162 §3.1.3).
+    bool report = !args.silent ||
+                  (style.condstore && res.outcome == mailbox::FlagResult::Outcome::kChanged &&
+                   args.has_unchanged_since);
+    if (!report) continue;
+    out += "* " + std::to_string(sel.msnOf(res.uid)) + " FETCH (";
+    bool first = true;
+    if (!args.silent) {
+      out += "FLAGS (" + sel.flagsOf(res.record, style.rev1) + ")";
+      first = false;
+    }
+    if (args.by_uid || style.qresync) {
+      out += std::string(first ? "" : " ") + "UID " + std::to_string(res.uid);
+      first = false;
+    }
+    if (style.condstore) {
+      out += std::string(first ? "" : " ") + "MODSEQ (" + std::to_string(res.record.modseq) + ")";
+    }
+    out += ")\r\n";
+  }
+  session.connection().write(out);
+  Reply r = Reply::ok("STORE completed");
+  if (!modified.empty()) {
+    auto set_out = proto::SequenceSet::fromNumbers(modified);
+    if (set_out.ok()) {
+      r = Reply::ok("Some messages were modified meanwhile", "MODIFIED " + set_out->format());
+    }
+  }
+  r.hold_expunges = held.hold_expunges;
+  co_return r;
+}
+
+}  // namespace
+
+CommandSpec storeCommand() {
+  return makeCommand<StoreArgs, parsePlain, execute>("STORE", stateBit(State::kSelected));
+}
+
+base::Result<std::unique_ptr<PreparedCommand>> parseUidStore(ArgParser& p) {
+  return internal::parseAndBind<StoreArgs, parseUid, execute>(p);
+}
+
+}  // namespace darius::imapd

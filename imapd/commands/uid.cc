@@ -1,0 +1,43 @@
+// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|STORE|EXPUNGE ..." — the same commands
+// with unique identifiers in place of sequence numbers. Each of those command files exports
+// the parse function of its UID form; this table picks it by the second word.
+#include "imapd/commands/commands.h"
+#include "imapd/session.h"
+#include "lib/proto/chars.h"
+
+namespace darius::imapd {
+namespace {
+
+struct UidForm {
+  std::string_view name;
+  ParseFn parse;
+};
+
+constexpr UidForm kForms[] = {
+    {"COPY", parseUidCopy},
+    {"EXPUNGE", parseUidExpunge},
+    {"MOVE", parseUidMove},
+    {"STORE", parseUidStore},
+};
+
+base::Result<std::unique_ptr<PreparedCommand>> parse(ArgParser& p) {
+  DARIUS_RETURN_IF_ERROR(p.space());
+  DARIUS_ASSIGN_OR_RETURN(std::string_view word, p.atom());
+  std::string upper = proto::asciiUpper(word);
+  for (const UidForm& f : kForms) {
+    if (f.name == upper) {
+      auto prepared = f.parse(p);
+      if (!prepared.ok()) return prepared.status();
+      return prepared;
+    }
+  }
+  return base::Status::invalid("Unknown UID command");
+}
+
+}  // namespace
+
+CommandSpec uidCommand() {
+  return CommandSpec{"UID", stateBit(State::kSelected), kNoFlags, &parse};
+}
+
+}  // namespace darius::imapd

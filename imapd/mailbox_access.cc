@@ -1,0 +1,102 @@
+#include "imapd/mailbox_access.h"
+
+#include "imapd/session.h"
+#include "lib/proto/chars.h"
+#include "lib/proto/mutf7.h"
+
+namespace darius::imapd {
+
+using base::Code;
+using base::Result;
+using base::Status;
+
+namespace {
+
+bool utf8Names(const Session& session) { return session.isEnabled("UTF8=ACCEPT"); }
+
+// The namespace needs a user; a login that owns no mailboxes gets a stand-in that owns none.
+const mailbox::UserName& userOf(const Session& session) {
+  static const mailbox::UserName kNobody{"anonymous", ""};
+  return session.userName() != nullptr ? *session.userName() : kNobody;
+}
+
+}  // namespace
+
+Result<mailbox::MailboxName> internalName(const Session& session, std::string_view wire) {
+  std::string utf8;
+  if (utf8Names(session)) {
+    utf8 = std::string(wire);
+  } else {
+    auto decoded = proto::decodeMutf7(wire);
+    if (!decoded.ok()) return Status::invalid("Mailbox name is not valid modified UTF-7");
+    utf8 = std::move(*decoded);
+  }
+  return session.ns().toInternal(utf8, userOf(session));
+}
+
+Result<std::string> externalName(const Session& session, const mailbox::MailboxName& name) {
+  DARIUS_ASSIGN_OR_RETURN(std::string utf8, session.ns().toExternal(name, userOf(session)));
+  if (utf8Names(session)) return utf8;
+  return proto::encodeMutf7(utf8);
+}
+
+Result<std::string> wireName(const Session& session, const mailbox::MailboxName& name) {
+  DARIUS_ASSIGN_OR_RETURN(std::string ext, externalName(session, name));
+  return proto::quoteString(ext);
+}
+
+bool isOwner(const Session& session, const mailbox::MailboxName& name) {
+  const mailbox::UserName* u = session.userName();
+  return u != nullptr && name.isPersonal() && name.owner() == u->local &&
+         name.domain() == u->domain;
+}
+
+mailbox::Rights rightsOn(const Session& session, const mailbox::MailboxName& name,
+                         const mailbox::MailboxEntry& entry) {
+  auto acl = mailbox::Acl::parse(entry.acl);
+  bool owner = isOwner(session, name);
+  if (!acl.ok()) return owner ? mailbox::kImplicitOwnerRights : 0;  // a damaged ACL grants nothing
+  std::string id = session.userName() != nullptr ? session.userName()->userId() : session.user();
+  return acl->rightsOf(id, owner);
+}
+
+Result<MailboxAccess> findMailbox(Session& session, const mailbox::MailboxName& name) {
+  auto entry = session.store().list().lookup(name);
+  if (!entry.ok()) return entry.status();
+  if ((entry->flags & (mailbox::MailboxEntry::kDeleted | mailbox::MailboxEntry::kNoSelect)) != 0) {
+    return Status::notFound("no such mailbox");
+  }
+  MailboxAccess a{name, std::move(*entry), 0};
+  a.rights = rightsOn(session, name, a.entry);
+  if ((a.rights & (mailbox::right::kLookup | mailbox::right::kRead)) == 0) {
+    return Status::notFound("no such mailbox");
+  }
+  return a;
+}
+
+Reply noSuchMailbox() { return Reply::no("Mailbox does not exist", "NONEXISTENT"); }
+
+Reply replyFor(Session& session, const Status& status, std::string_view what) {
+  switch (status.code()) {
+    case Code::kNotFound:
+      return noSuchMailbox();
+    case Code::kExists:
+      return Reply::no("Mailbox already exists", "ALREADYEXISTS");
+    case Code::kPermission:
+      return Reply::no(std::string(what) + ": permission denied", "NOPERM");
+    case Code::kTooBig:
+      return Reply::no(std::string(what) + ": " + status.message(), "TOOBIG");
+    case Code::kOverQuota:
+      return Reply::no("Over quota", "OVERQUOTA");
+    case Code::kInvalid:
+      return Reply::no(std::string(what) + ": " + status.message(), "CANNOT");
+    case Code::kLocked:
+    case Code::kTemporary:
+      return Reply::no(std::string(what) + ": try again", "INUSE");
+    default:
+      log::error(session.logContext(), "{}: {}", what, status.toString());
+      return Reply::no(std::string(what) + ": internal error", "SERVERBUG");
+  }
+}
+
+}  // namespace darius::imapd

@@ -1,0 +1,207 @@
+#include "imapd/selected.h"
+
+#include <algorithm>
+
+namespace darius::imapd {
+
+using base::Result;
+using base::Status;
+using mailbox::IndexRecord;
+
+Result<std::unique_ptr<SelectedMailbox>> SelectedMailbox::open(mailbox::OpenMailbox opened,
+                                                               mailbox::MailboxName name,
+                                                               mailbox::Rights rights,
+                                                               bool read_only, bool claim_recent) {
+  std::unique_ptr<SelectedMailbox> s(new SelectedMailbox());
+  s->mailbox_ = std::move(opened.mailbox);
+  s->entry_ = std::move(opened.entry);
+  s->name_ = std::move(name);
+  s->rights_ = rights;
+  s->read_only_ = read_only;
+  s->claim_recent_ = claim_recent && !read_only;
+  uint32_t recent_above = UINT32_MAX;
+  if (s->claim_recent_) {
+    DARIUS_ASSIGN_OR_RETURN(recent_above, s->mailbox_->claimRecent());
+  }
+  DARIUS_RETURN_IF_ERROR(s->mailbox_->refresh());
+  const mailbox::Mailbox& m = *s->mailbox_;
+  s->uids_.reserve(m.index().num_records - m.index().num_expunged);
+  for (size_t i = 0; i < m.recordCount(); ++i) {
+    DARIUS_ASSIGN_OR_RETURN(IndexRecord r, m.record(i));
+    if (!r.live()) continue;
+    s->uids_.push_back(r.uid);
+    if (r.uid > recent_above) s->recent_.insert(r.uid);
+  }
+  s->seen_generation_ = m.index().generation;
+  s->seen_records_ = m.index().num_records;
+  s->seen_modseq_ = m.index().highest_modseq;
+  s->exists_sent_ = s->count();
+  s->recent_sent_ = s->recentCount();
+  return s;
+}
+
+uint32_t SelectedMailbox::msnOf(uint32_t uid) const {
+  auto it = std::lower_bound(uids_.begin(), uids_.end(), uid);
+  if (it == uids_.end() || *it != uid) return 0;
+  return static_cast<uint32_t>(it - uids_.begin()) + 1;
+}
+
+std::vector<uint32_t> SelectedMailbox::resolve(const proto::SequenceSet& set, bool by_uid) const {
+  std::vector<uint32_t> out;
+  if (uids_.empty()) return out;
+  if (!by_uid) {
+    for (const proto::SeqRange& r : set.resolve(count())) {
+      for (uint32_t msn = r.first; msn <= std::min(r.last, count()); ++msn) {
+        out.push_back(uids_[msn - 1]);
+        if (msn == UINT32_MAX) break;
+      }
+    }
+    return out;
+  }
+  for (const proto::SeqRange& r : set.resolve(uids_.back())) {
+    auto lo = std::lower_bound(uids_.begin(), uids_.end(), r.first);
+    auto hi = std::upper_bound(lo, uids_.end(), r.last);
+    out.insert(out.end(), lo, hi);
+  }
+  return out;
+}
+
+Result<std::optional<IndexRecord>> SelectedMailbox::record(uint32_t uid) const {
+  DARIUS_ASSIGN_OR_RETURN(int64_t pos, mailbox_->findUid(uid));
+  if (pos < 0) return std::optional<IndexRecord>();
+  DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mailbox_->record(static_cast<size_t>(pos)));
+  return std::optional<IndexRecord>(r);
+}
+
+std::string SelectedMailbox::flagNames() const {
+  std::string out = "\\Answered \\Flagged \\Deleted \\Seen \\Draft";
+  for (const std::string& k : mailbox_->header().user_flags) out += " " + k;
+  return out;
+}
+
+std::string SelectedMailbox::flagsOf(const IndexRecord& r, bool with_recent) const {
+  std::string out;
+  auto add = [&](std::string_view f) {
+    if (!out.empty()) out += ' ';
+    out += f;
+  };
+  if (r.system_flags & mailbox::kFlagAnswered) add("\\Answered");
+  if (r.system_flags & mailbox::kFlagFlagged) add("\\Flagged");
+  if (r.system_flags & mailbox::kFlagDeleted) add("\\Deleted");
+  if (r.system_flags & mailbox::kFlagSeen) add("\\Seen");
+  if (r.system_flags & mailbox::kFlagDraft) add("\\Draft");
+  const auto& names = mailbox_->header().user_flags;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (r.hasUserFlag(static_cast<int>(i))) add(names[i]);
+  }
+  if (with_recent && isRecent(r.uid)) add("\\Recent");
+  return out;
+}
+
+Status SelectedMailbox::refresh() {
+  DARIUS_RETURN_IF_ERROR(mailbox_->refresh());
+  const mailbox::IndexHeader& h = mailbox_->index();
+  if (h.generation == seen_generation_ && h.num_records == seen_records_ &&
+      h.highest_modseq == seen_modseq_) {
+    return Status::ok();
+  }
+  return rescan();
+}
+
+// One merge pass of the index (ascending UIDs) against the view (ascending UIDs).
+Status SelectedMailbox::rescan() {
+  const mailbox::Mailbox& m = *mailbox_;
+  uint32_t last_known = fresh_.empty() ? (uids_.empty() ? 0 : uids_.back()) : fresh_.back();
+  size_t j = 0;
+  std::vector<uint32_t> fresh;
+  for (size_t i = 0; i < m.recordCount(); ++i) {
+    DARIUS_ASSIGN_OR_RETURN(IndexRecord r, m.record(i));
+    while (j < uids_.size() && uids_[j] < r.uid) gone_.insert(uids_[j++]);  // left the index
+    if (j < uids_.size() && uids_[j] == r.uid) {
+      ++j;
+      if (!r.live()) {
+        gone_.insert(r.uid);
+      } else if (r.modseq > seen_modseq_) {
+        auto own = reported_.find(r.uid);
+        if (own == reported_.end() || own->second != r.modseq) changed_.push_back(r.uid);
+      }
+    } else if (r.uid > last_known && r.live()) {
+      fresh.push_back(r.uid);
+    }
+  }
+  while (j < uids_.size()) gone_.insert(uids_[j++]);
+  // New messages that were already expunged again before we reported them stay unknown.
+  fresh_.erase(std::remove_if(fresh_.begin(), fresh_.end(),
+                              [&](uint32_t uid) {
+                                auto pos = m.findUid(uid);
+                                if (!pos.ok() || *pos < 0) return true;
+                                auto r = m.record(static_cast<size_t>(*pos));
+                                return !r.ok() || !r->live();
+                              }),
+               fresh_.end());
+  if (!fresh.empty() && claim_recent_) {
+    DARIUS_ASSIGN_OR_RETURN(uint32_t above, mailbox_->claimRecent());
+    for (uint32_t uid : fresh) {
+      if (uid > above) recent_.insert(uid);
+    }
+  }
+  fresh_.insert(fresh_.end(), fresh.begin(), fresh.end());
+  seen_generation_ = m.index().generation;
+  seen_records_ = m.index().num_records;
+  seen_modseq_ = m.index().highest_modseq;
+  reported_.clear();
+  return Status::ok();
+}
+
+Status SelectedMailbox::writeUpdates(bool allow_expunge, const UpdateStyle& style,
+                                     std::string& out) {
+  if (allow_expunge && !gone_.empty()) {
+    if (style.qresync) {
+      auto set = proto::SequenceSet::fromNumbers({gone_.begin(), gone_.end()});
+      if (set.ok()) out += "* VANISHED " + set->format() + "\r\n";
+    } else {
+      // Highest first, so each number is still the one the client has.
+      for (auto it = gone_.rbegin(); it != gone_.rend(); ++it) {
+        uint32_t msn = msnOf(*it);
+        if (msn != 0) out += "* " + std::to_string(msn) + " EXPUNGE\r\n";
+      }
+    }
+    std::vector<uint32_t> kept;
+    kept.reserve(uids_.size());
+    for (uint32_t uid : uids_) {
+      if (!gone_.count(uid)) kept.push_back(uid);
+    }
+    exists_sent_ -= static_cast<uint32_t>(uids_.size() - kept.size());
+    uids_ = std::move(kept);
+    for (uint32_t uid : gone_) recent_.erase(uid);
+    gone_.clear();
+  }
+  if (!fresh_.empty()) {
+    uids_.insert(uids_.end(), fresh_.begin(), fresh_.end());
+    fresh_.clear();
+  }
+  if (count() != exists_sent_) {
+    out += "* " + std::to_string(count()) + " EXISTS\r\n";
+    exists_sent_ = count();
+  }
+  if (style.rev1 && recentCount() != recent_sent_) {
+    out += "* " + std::to_string(recentCount()) + " RECENT\r\n";
+    recent_sent_ = recentCount();
+  }
+  std::sort(changed_.begin(), changed_.end());
+  changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+  for (uint32_t uid : changed_) {
+    uint32_t msn = msnOf(uid);
+    if (msn == 0 || gone_.count(uid)) continue;
+    DARIUS_ASSIGN_OR_RETURN(auto r, record(uid));
+    if (!r || !r->live()) continue;
+    out += "* " + std::to_string(msn) + " FETCH (UID " + std::to_string(uid) + " FLAGS (" +
+           flagsOf(*r, style.rev1) + ")";
+    if (style.condstore) out += " MODSEQ (" + std::to_string(r->modseq) + ")";
+    out += ")\r\n";
+  }
+  changed_.clear();
+  return Status::ok();
+}
+
+}  // namespace darius::imapd

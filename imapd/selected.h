@@ -1,0 +1,119 @@
+// SelectedMailbox: the selected state of one IMAP session (RFC 9051 §3.3, §7.4–7.5): the open
+// mailbox, the session's view of it (the UIDs in message sequence number order, which only
+// changes when the session tells the client), \Recent for IMAP4rev1 sessions, and the untagged
+// updates owed to the client when the mailbox changes under it (EXISTS, EXPUNGE or VANISHED,
+// FETCH FLAGS).
+//
+// The view is the contract with the client: a message sequence number keeps meaning the same
+// message until an EXPUNGE (or VANISHED) for it has been sent. Expunges by others are noticed
+// at refresh() but kept in the view until writeUpdates() may report them, which it may not
+// during FETCH, STORE and SEARCH by sequence number (RFC 9051 §7.5.1); their messages stay
+// readable meanwhile, since phase-1 expunge keeps the files.
+//
+// Cost: a refresh that finds the index unchanged (same generation, record count and highest
+// modseq) costs one shared lock and a header read; a changed one is one pass over the index
+// records (no message file is opened).
+//
+// Ownership: owns its Mailbox handle. Thread-safety: belongs to one session (one strand).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lib/base/result.h"
+#include "lib/proto/sequence_set.h"
+#include "mailbox/acl.h"
+#include "mailbox/mailbox.h"
+#include "mailbox/mailbox_list.h"
+#include "mailbox/mailbox_name.h"
+#include "mailbox/store.h"
+
+namespace darius::imapd {
+
+// How the session reports changes (set from its enabled extensions).
+struct UpdateStyle {
+  bool qresync = false;    // VANISHED instead of EXPUNGE (RFC 7162 §3.2.10)
+  bool condstore = false;  // MODSEQ in FETCH responses (RFC 7162 §3.1.4)
+  bool rev1 = true;        // RECENT responses and \Recent (RFC 3501); not after ENABLE IMAP4rev2
+};
+
+class SelectedMailbox {
+ public:
+  // `claim_recent`: a SELECT by an IMAP4rev1 session (not EXAMINE) takes \Recent.
+  static base::Result<std::unique_ptr<SelectedMailbox>> open(mailbox::OpenMailbox opened,
+                                                             mailbox::MailboxName name,
+                                                             mailbox::Rights rights,
+                                                             bool read_only, bool claim_recent);
+
+  mailbox::Mailbox& mailbox() { return *mailbox_; }
+  const mailbox::Mailbox& mailbox() const { return *mailbox_; }
+  const mailbox::MailboxEntry& entry() const { return entry_; }
+  const mailbox::MailboxName& name() const { return *name_; }
+  mailbox::Rights rights() const { return rights_; }
+  bool has(mailbox::Rights r) const { return (rights_ & r) == r; }
+  bool readOnly() const { return read_only_; }
+
+  // The view: message sequence numbers 1..count() map to uids()[msn - 1].
+  uint32_t count() const { return static_cast<uint32_t>(uids_.size()); }
+  const std::vector<uint32_t>& uids() const { return uids_; }
+  uint32_t uidAt(uint32_t msn) const { return uids_[msn - 1]; }
+  // 0 if the UID is not in the view.
+  uint32_t msnOf(uint32_t uid) const;
+  bool isRecent(uint32_t uid) const { return recent_.count(uid) != 0; }
+  uint32_t recentCount() const { return static_cast<uint32_t>(recent_.size()); }
+  // The UIDs of the view that `set` names: sequence numbers (`by_uid` false) or UIDs. "*" is
+  // the last message; UIDs not in the view are left out (RFC 9051 §6.4.8). Ascending.
+  std::vector<uint32_t> resolve(const proto::SequenceSet& set, bool by_uid) const;
+
+  // The current index record of `uid`, or nullopt when it has left the index (expunged and
+  // compacted). Records of messages expunged but not yet reported are still returned.
+  base::Result<std::optional<mailbox::IndexRecord>> record(uint32_t uid) const;
+  // The mailbox's flag names for FLAGS and PERMANENTFLAGS, and one record's flags, in wire
+  // form ("\Seen \Flagged $Junk"; \Recent added for an IMAP4rev1 session when recent).
+  std::string flagNames() const;
+  std::string flagsOf(const mailbox::IndexRecord& r, bool with_recent) const;
+
+  // Reloads the index and notes what changed (cheap when nothing did). Called before every
+  // command that reads the view and before writeUpdates().
+  base::Status refresh();
+  // Appends the untagged responses owed to the client to `out`, in the order RFC 9051 wants
+  // (expunges, EXISTS/RECENT, then FETCH FLAGS), and makes them part of the view. Expunges
+  // are held back when `allow_expunge` is false.
+  base::Status writeUpdates(bool allow_expunge, const UpdateStyle& style, std::string& out);
+  // The session itself just reported the flags of `uid` at `modseq` (STORE): no update for
+  // that change. (A session's own EXPUNGE needs nothing like it: it refreshes and reports
+  // its expunges through writeUpdates like anyone else's.)
+  void noteReported(uint32_t uid, uint64_t modseq) { reported_[uid] = modseq; }
+
+  uint64_t highestModseq() const { return mailbox_->index().highest_modseq; }
+
+ private:
+  SelectedMailbox() = default;
+  base::Status rescan();
+
+  std::unique_ptr<mailbox::Mailbox> mailbox_;
+  mailbox::MailboxEntry entry_;
+  std::optional<mailbox::MailboxName> name_;
+  mailbox::Rights rights_ = 0;
+  bool read_only_ = false;
+  bool claim_recent_ = false;
+
+  std::vector<uint32_t> uids_;       // the view
+  std::set<uint32_t> recent_;        // UIDs recent to this session
+  std::set<uint32_t> gone_;          // in the view, expunged, not yet reported
+  std::vector<uint32_t> fresh_;      // new messages, not yet in the view (no EXISTS yet)
+  std::vector<uint32_t> changed_;    // UIDs whose flags changed since the last report
+  std::map<uint32_t, uint64_t> reported_;  // own STORE results not to echo again
+  uint64_t seen_generation_ = 0;
+  uint32_t seen_records_ = 0;
+  uint64_t seen_modseq_ = 0;        // flag changes up to this modseq are known
+  uint32_t exists_sent_ = 0;        // the EXISTS count the client has
+  uint32_t recent_sent_ = 0;
+};
+
+}  // namespace darius::imapd

@@ -1,0 +1,67 @@
+#include "imapd/status_items.h"
+
+#include "lib/proto/chars.h"
+
+namespace darius::imapd {
+
+using base::Result;
+using base::Status;
+
+Result<StatusItem> parseStatusItem(std::string_view name) {
+  std::string u = proto::asciiUpper(name);
+  if (u == "MESSAGES") return StatusItem::kMessages;
+  if (u == "UIDNEXT") return StatusItem::kUidNext;
+  if (u == "UIDVALIDITY") return StatusItem::kUidValidity;
+  if (u == "UNSEEN") return StatusItem::kUnseen;
+  if (u == "DELETED") return StatusItem::kDeleted;
+  if (u == "SIZE") return StatusItem::kSize;
+  if (u == "RECENT") return StatusItem::kRecent;
+  if (u == "HIGHESTMODSEQ") return StatusItem::kHighestModseq;
+  if (u == "APPENDLIMIT") return StatusItem::kAppendLimit;
+  return Status::invalid("Unknown STATUS item " + u);
+}
+
+Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxName& name,
+                                 const std::vector<StatusItem>& items, uint64_t append_limit) {
+  DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, store.openMailbox(name));
+  const mailbox::IndexHeader& h = m.mailbox->index();
+  uint32_t messages = h.num_records - h.num_expunged;
+  std::string out;
+  for (StatusItem item : items) {
+    if (!out.empty()) out += ' ';
+    switch (item) {
+      case StatusItem::kMessages:
+        out += "MESSAGES " + std::to_string(messages);
+        break;
+      case StatusItem::kUidNext:
+        out += "UIDNEXT " + std::to_string(h.uidnext);
+        break;
+      case StatusItem::kUidValidity:
+        out += "UIDVALIDITY " + std::to_string(m.entry.uidvalidity);
+        break;
+      case StatusItem::kUnseen:
+        out += "UNSEEN " + std::to_string(messages - h.num_seen);
+        break;
+      case StatusItem::kDeleted:
+        out += "DELETED " + std::to_string(h.num_deleted);
+        break;
+      case StatusItem::kSize:
+        out += "SIZE " + std::to_string(h.quota_used);
+        break;
+      case StatusItem::kRecent: {
+        DARIUS_ASSIGN_OR_RETURN(size_t recent, m.mailbox->countAbove(h.recent_uid));
+        out += "RECENT " + std::to_string(recent);
+        break;
+      }
+      case StatusItem::kHighestModseq:
+        out += "HIGHESTMODSEQ " + std::to_string(h.highest_modseq);
+        break;
+      case StatusItem::kAppendLimit:
+        out += "APPENDLIMIT " + std::to_string(append_limit);
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace darius::imapd
