@@ -255,7 +255,14 @@ base::Result<bool> UserStore::checkPassword(std::string_view name, std::string_v
     (void)verifyPassword(password, kDummyHash);  // burn the time a real check would take
     return false;
   }
-  return verifyPassword(password, record->password_hash);
+  if (cache_ && cache_->check(name, record->password_hash, password)) return true;
+  bool ok = verifyPassword(password, record->password_hash);
+  if (ok && cache_) cache_->remember(name, record->password_hash, password);
+  return ok;
+}
+
+void UserStore::enableCredentialCache(std::chrono::seconds ttl, size_t max_entries) {
+  cache_ = std::make_unique<CredentialCache>(ttl, max_entries);
 }
 
 }  // namespace darius::auth

@@ -16,6 +16,10 @@
 // methods may be called concurrently from any thread.
 #pragma once
 
+#include <chrono>
+
+#include "auth/credential_cache.h"
+
 #include <sys/types.h>
 
 #include <ctime>
@@ -64,6 +68,10 @@ class UserStore {
   const std::string& path() const { return path_; }
   uint32_t scramIterations() const { return scram_iterations_; }
 
+  // Remember successful password checks for `ttl` (auth/credential_cache.h); off until called.
+  // Call before the store is shared between threads.
+  void enableCredentialCache(std::chrono::seconds ttl, size_t max_entries);
+
  private:
   // What identifies one version of the file. Writers always rename a new inode into place, so
   // any change shows up as a new inode (and mtime/ctime); inode reuse with an identical size
@@ -101,6 +109,7 @@ class UserStore {
   std::mutex mu_;  // guards snapshot_ only; held for pointer copies, never for I/O
   Snapshot snapshot_;
   std::mutex write_mu_;  // serialises this object's writers before they take the file lock
+  std::unique_ptr<CredentialCache> cache_;
 };
 
 }  // namespace darius::auth

@@ -45,6 +45,9 @@ int runServer(const std::string& config_path) {
   auto users = auth::UserStore::open(config.getPath("users_file"),
                                      static_cast<int>(config.getInt("scram_iterations")));
   if (!users.ok()) return fail(kExitSoftware, "users_file: " + users.status().toString());
+  (*users)->enableCredentialCache(
+      std::chrono::duration_cast<std::chrono::seconds>(config.getDuration("auth_cache_ttl")),
+      static_cast<size_t>(config.getInt("auth_cache_size")));
 
   // The store opens before any listener: its open finishes whatever a crash interrupted.
   auto store = mailbox::Store::open(config);

@@ -95,6 +95,13 @@ constexpr OptionDef kOptions[] = {
      .description = "Allow LOGIN, USER/PASS and AUTHENTICATE PLAIN on connections without "
                     "TLS.",
      .section = "auth"},
+    {.name = "auth_cache_ttl", .type = T::kDuration, .default_value = "10m",
+     .description = "How long a successful password check is remembered (in memory, as a keyed "
+                    "MAC), so that repeated logins skip yescrypt; 0 turns the cache off.",
+     .section = "auth"},
+    {.name = "auth_cache_size", .type = T::kInt, .default_value = "100000",
+     .description = "Most users the password check cache remembers at once.", .section = "auth",
+     .min = 0, .max = 100000000},
     {.name = "auth_failure_delay", .type = T::kDuration, .default_value = "2s",
      .description = "Delay before answering a failed authentication, to slow down guessing.",
      .section = "auth"},
