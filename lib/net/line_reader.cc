@@ -11,6 +11,8 @@ void LineReader::compact() {
     buf_.erase(0, pos_);
     pos_ = 0;
   }
+  // A big literal (an APPEND) leaves a big capacity behind; an idle session must not keep it.
+  if (buf_.empty() && buf_.capacity() > 64 * 1024) std::string().swap(buf_);
 }
 
 Result<std::optional<std::string>> LineReader::takeLine() {
