@@ -7,8 +7,9 @@
 // Correctness: every command must succeed, every delivery must be accepted, and at the end
 // the users' INBOXes (STATUS MESSAGES before and after) must have grown by exactly the
 // number of deliveries. Each delivery gets a unique Message-ID (tag spliced in), so servers
-// with duplicate suppression keep them all. Threads share only atomics and a mutex-guarded
-// merge of their latencies.
+// with duplicate suppression keep them all. The first failure stops every thread (a server
+// lacking FETCH fails in a second, not after the full duration). Threads share only atomics
+// and a mutex-guarded merge of their latencies.
 #include <atomic>
 #include <mutex>
 #include <random>
@@ -53,18 +54,21 @@ void runMixed(const Options& o, const Corpus& c, Result& r) {
   std::map<std::string, Latencies> lat;
   std::string error;
   std::atomic<size_t> delivered{0}, commands{0};
+  std::atomic<bool> failed{false};  // one failure ends the run for every thread
   auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.duration_s));
   auto fail = [&](const std::string& e) {
     std::lock_guard g(mu);
     if (error.empty()) error = e;
+    failed = true;
   };
+  auto running = [&] { return !failed && Clock::now() < deadline; };
 
   auto deliverer = [&](int id) {
     std::mt19937_64 rng(1000 + static_cast<uint64_t>(id));
     Latencies mine;
     try {
       LmtpClient cl = LmtpClient::connect(o.host, o.lmtp_port, o.timeout_s);
-      for (size_t k = 0; Clock::now() < deadline; ++k) {
+      for (size_t k = 0; running(); ++k) {
         int user = o.first_user + static_cast<int>(rng() % static_cast<uint64_t>(span));
         std::string_view m = c.message(rng() % c.size());
         std::string tag = o.tag + "mx" + std::to_string(id) + "." + std::to_string(k);
@@ -93,7 +97,7 @@ void runMixed(const Options& o, const Corpus& c, Result& r) {
     try {
       ImapClient im = ImapClient::connect(o.host, o.imap_port, o.timeout_s);
       im.login(o.user(o.first_user + id % span), o.password);
-      while (Clock::now() < deadline) {
+      while (running()) {
         auto timed = [&](const char* name, auto&& fn) {
           auto t0 = Clock::now();
           fn();
