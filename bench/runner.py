@@ -42,7 +42,7 @@ PARAMS = {
                   db_keys=20000, db_updates=200, mb_msgs=2000, timeout=900),
     "full": dict(rounds=3, users=100, mailbox=10000, corpus=12000, lmtp1=1000, lmtp8=4000, multi=500,
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
-                 db_keys=1000000, db_updates=2000, mb_msgs=10000, timeout=3600),
+                 db_keys=200000, db_updates=1000, mb_msgs=10000, timeout=3600),
 }
 
 harness_errors = []
@@ -203,7 +203,8 @@ def darius_only(build_dir, p, workdir, status):
                                capture_output=True, text=True, timeout=p["timeout"])
             rows = parser(r.stdout)
             if r.returncode != 0 or not rows:
-                out[target] = f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[-150:]}"
+                why = f"killed by signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
+                out[target] = f"{why}: {r.stderr.strip()[-150:]}" if r.stderr.strip() else why
             for k, v in rows:
                 out[k] = v
         except subprocess.TimeoutExpired:
