@@ -6,11 +6,13 @@
 #
 # Everything lives under DIR: config, base_dir (sockets, pid), state, log, Maildirs.
 # Listens on 127.0.0.1 only: IMAP PORT_BASE+143, POP3 PORT_BASE+110, LMTP PORT_BASE+24.
-# Stock settings except: plaintext auth allowed (loopback benchmark), passwd-file users with
-# password "bench" stored as a yescrypt hash like Darius's (no auth cache, the default), mail as uid "mail" in maildir:~/Maildir (one file per
-# message, like Cyrus and Darius), no per-user connection cap (mail_max_userip_connections)
-# and process/client limits raised so 10,000 idle sessions are possible. fsync settings are
-# Dovecot's defaults (mail_fsync = optimized). Run as root (the master drops privileges).
+# Stock settings except: plaintext auth allowed (loopback benchmark); passwd-file users with
+# password "bench" stored as a yescrypt hash like Darius's, and an auth cache like Darius's
+# default one (auth_cache_ttl 10m; Dovecot's own default is no cache); mail as uid "mail"
+# in maildir:~/Maildir (one file per message, like Cyrus and Darius); no per-user
+# connection cap (mail_max_userip_connections) and process limits raised so 10,000 idle
+# sessions are possible. fsync settings are Dovecot's defaults (mail_fsync = optimized).
+# Run as root (the master drops privileges).
 set -euo pipefail
 cmd=${1:?setup|run}
 dir=${2:?DIR}
@@ -59,6 +61,8 @@ ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 auth_username_format = %Ln
+auth_cache_size = 10M
+auth_cache_ttl = 10 mins
 first_valid_uid = 8
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 100000
