@@ -71,7 +71,8 @@ def build(build_dir, darius_targets):
                            capture_output=True, text=True)
         with open(logf, "a") as f:
             f.write(r.stdout + r.stderr)
-        err = [l for l in (r.stdout + r.stderr).splitlines() if "error" in l.lower()]
+        out = (r.stdout + r.stderr).splitlines()
+        err = [l for l in out if "error:" in l.lower() or "cmake error" in l.lower()]
         status[target] = "ok" if r.returncode == 0 else "build failed: " + (err[0][:150] if err else "see " + logf)
     return status
 
