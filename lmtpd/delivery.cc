@@ -1,7 +1,10 @@
 #include "lmtpd/delivery.h"
 
+#include <algorithm>
+#include <future>
 #include <map>
 #include <optional>
+#include <system_error>
 
 #include "lmtpd/message_data.h"
 #include "mailbox/acl.h"
@@ -16,6 +19,9 @@ using mailbox::MailboxName;
 namespace {
 
 using Kind = DeliveryOutcome::Kind;
+
+// Mailboxes a multi-recipient message is appended to at once (see storeInto).
+constexpr size_t kFanOut = 8;
 
 DeliveryOutcome failure(const Status& s, std::string mailbox = {}) {
   DeliveryOutcome o;
@@ -186,10 +192,29 @@ void Deliverer::storeInto(std::string_view message, std::vector<Slot>& slots,
   mailbox::AppendRequest req;
   req.message = &*staged;
   req.internal_date = internal_date;
+  std::vector<Slot*> todo;
   for (Slot& s : slots) {
-    if (!mine(s)) continue;
-    auto appended = store_.append(s.name, std::span<const mailbox::AppendRequest>(&req, 1));
-    if (!appended.ok()) s.outcome = failure(appended.status(), s.name.toString());
+    if (mine(s)) todo.push_back(&s);
+  }
+  auto appendTo = [&](Slot* s) {
+    auto appended = store_.append(s->name, std::span<const mailbox::AppendRequest>(&req, 1));
+    if (!appended.ok()) s->outcome = failure(appended.status(), s->name.toString());
+  };
+  // Each mailbox's append waits for its own fsyncs; done one after another, a message for N
+  // mailboxes would take N times as long. So up to kFanOut appends run at once (their change
+  // log records then share fsyncs too), this thread taking one of each wave.
+  for (size_t first = 0; first < todo.size(); first += kFanOut) {
+    const size_t end = std::min(todo.size(), first + kFanOut);
+    std::vector<std::future<void>> others;
+    for (size_t i = first + 1; i < end; ++i) {
+      try {
+        others.push_back(std::async(std::launch::async, appendTo, todo[i]));
+      } catch (const std::system_error&) {
+        appendTo(todo[i]);  // no thread to be had: this one does it
+      }
+    }
+    appendTo(todo[first]);
+    for (auto& f : others) f.get();
   }
   // Every link is durable; the stage file is only a name now. A failed unlink leaves it for
   // the next open's cleanStageDir.

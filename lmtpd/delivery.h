@@ -14,7 +14,9 @@
 // every folder until its owner opens it up; here a folder receives subaddressed mail unless
 // its owner took the right away (e.g. "-alice p").
 //
-// Several recipients that resolve to one mailbox get one copy (each still gets its 250).
+// Several recipients that resolve to one mailbox get one copy (each still gets its 250). A
+// message for several mailboxes is appended to up to 8 of them at once (short-lived threads
+// of its own), since each append waits for its own fsyncs.
 // Duplicate suppression (mailbox/duplicate_db.h) is keyed by the mailbox's unique id.
 //
 // Ownership: borrows the Store and the DuplicateDb (may be null), which must outlive it.
