@@ -1,7 +1,5 @@
 #include "lib/net/connection.h"
 
-#include <openssl/ssl.h>
-
 #include <asio/experimental/as_tuple.hpp>
 
 namespace darius::net {
@@ -77,10 +75,11 @@ asio::awaitable<Status> Connection::fill() {
   std::error_code ec;
   // Wait until the socket is readable before taking a read buffer: a session waiting for its
   // next command (most of them, most of the time) then holds no buffer at all, which is what
-  // lets 10,000 idle sessions fit in a few tens of megabytes. TLS may already hold decrypted
-  // bytes, which a socket wait would not see.
-  bool tls_pending = tls_stream_ && ::SSL_pending(tls_stream_->native_handle()) > 0;
-  if (!tls_pending) {
+  // lets 10,000 idle sessions fit in a few tens of megabytes. Not under TLS: Asio's TLS
+  // stream may already hold bytes it read from the socket (a client's first command in the
+  // same packet as its handshake Finished), which a socket wait would never see; a TLS stream
+  // keeps ~34 KiB of its own buffers anyway.
+  if (!tls_stream_) {
     std::tie(ec) = co_await lowest().async_wait(Socket::wait_read, kTuple);
   }
   size_t n = 0;
@@ -111,6 +110,26 @@ asio::awaitable<Result<std::string>> Connection::readLine(bool between_commands)
     waiting_between_commands_ = false;
     if (!s.isOk()) co_return s;
   }
+}
+
+asio::awaitable<Status> Connection::waitReadable() {
+  if (closed_) co_return Status::ioError("connection closed");
+  if (reader_.buffered() > 0) co_return Status::ok();
+  if (shutdown_.load()) co_return Status::temporary("server shutting down");
+  waiting_between_commands_ = true;
+  if (tls_stream_) {
+    // The TLS stream may hold undecrypted bytes that a socket wait would not see, so read
+    // for real. Cancelling a TLS read consumes nothing: OpenSSL is only fed on completion.
+    Status s = co_await fill();
+    waiting_between_commands_ = false;
+    co_return s;
+  }
+  armTimer();
+  auto [ec] = co_await lowest().async_wait(Socket::wait_read, kTuple);
+  disarmTimer();
+  waiting_between_commands_ = false;
+  if (ec) co_return readError(ec);
+  co_return Status::ok();
 }
 
 asio::awaitable<Result<std::string>> Connection::readBytes(uint64_t n) {

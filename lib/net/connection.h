@@ -49,6 +49,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // kIoError (peer closed or reset), kTemporary (inactivity timeout or server shutdown; see
   // timedOut() / shuttingDown()). between_commands marks the wait as interruptible by shutdown.
   asio::awaitable<base::Result<std::string>> readLine(bool between_commands = false);
+  // Returns once input is waiting (buffered, or the socket is readable), without reading it:
+  // IMAP IDLE races this against change notifications, and cancelling a wait consumes
+  // nothing. Errors as readLine (timeout, shutdown, closed).
+  asio::awaitable<base::Status> waitReadable();
   // Exactly n bytes (a literal). kTooBig when over the literal limit (nothing is read).
   asio::awaitable<base::Result<std::string>> readBytes(uint64_t n);
 
@@ -95,6 +99,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool shuttingDown() const { return shutdown_.load(); }
   const asio::any_io_executor& executor() const { return executor_; }
   size_t bufferedInput() const { return reader_.buffered(); }
+  // The start of the last line readLine() refused as too long (see LineReader).
+  std::string_view overlongHead() const { return reader_.overlongHead(); }
 
  private:
   Socket& lowest() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
