@@ -4,6 +4,7 @@
 #include <asio/experimental/as_tuple.hpp>
 
 #include "imapd/commands/commands.h"
+#include "lib/proto/chars.h"
 
 namespace darius::imapd {
 
@@ -162,8 +163,16 @@ asio::awaitable<void> Session::serveOne() {
   auto line = co_await conn_->readLine(/*between_commands=*/true);
   if (!line.ok()) {
     if (line.status().code() == Code::kTooBig) {
-      // The tag went with the rest of the line, so the reply is untagged.
-      writeUntagged("BAD [TOOBIG] Line too long");
+      // RFC 9051 §7.1.3: tag the BAD when the line's tag is known, so a client waiting for
+      // it does not hang; a line too long to hold even a whole tag gets an untagged BAD.
+      std::string_view head = conn_->overlongHead();
+      size_t end = 0;
+      while (end < head.size() && proto::isTagChar(static_cast<unsigned char>(head[end]))) ++end;
+      if (end > 0 && end < head.size() && head[end] == ' ') {
+        writeTagged(std::string(head.substr(0, end)), Reply::bad("Line too long", "TOOBIG"));
+      } else {
+        writeUntagged("BAD [TOOBIG] Line too long");
+      }
       noteBad();
       co_await flushOrEnd();
     } else {

@@ -103,8 +103,9 @@ TEST_F(ImapServerTest, CommandsInTheWrongState) {
   EXPECT_EQ(c->command("d AUTHENTICATE PLAIN"), (Lines{"d BAD Command not allowed in this state"}));
   EXPECT_EQ(c->command("e STARTTLS"), (Lines{"e BAD Command not allowed in this state"}));
   EXPECT_EQ(c->command("f ENABLE IMAP4rev2 CONDSTORE"),
-            (Lines{"* ENABLED IMAP4rev2", "f OK ENABLE completed"}));
+            (Lines{"* ENABLED IMAP4rev2 CONDSTORE", "f OK ENABLE completed"}));
   EXPECT_EQ(c->command("g ENABLE imap4REV2"), (Lines{"* ENABLED", "g OK ENABLE completed"}));
+  EXPECT_EQ(c->command("h ENABLE QRESYNC"), (Lines{"* ENABLED QRESYNC", "h OK ENABLE completed"}));
 }
 
 TEST_F(ImapServerTest, UnknownAndMalformedCommands) {
@@ -229,8 +230,12 @@ TEST_F(ImapServerTest, OverlongLineIsSkipped) {
   start();
   auto c = greeted();
   c->send("a NOOP " + std::string(3000, 'x') + "\r\nb NOOP\r\n");
-  EXPECT_EQ(c->line(), "* BAD [TOOBIG] Line too long");
+  EXPECT_EQ(c->line(), "a BAD [TOOBIG] Line too long");
   EXPECT_EQ(c->line(), "b OK NOOP completed");
+  // Without a recognisable tag in front, the BAD cannot be tagged.
+  c->send(std::string(3000, 'x') + "\r\nc NOOP\r\n");
+  EXPECT_EQ(c->line(), "* BAD [TOOBIG] Line too long");
+  EXPECT_EQ(c->line(), "c OK NOOP completed");
 }
 
 TEST_F(ImapServerTest, LogoutSaysByeThenOk) {

@@ -1,5 +1,7 @@
 #include "lib/net/line_reader.h"
 
+#include <algorithm>
+
 namespace darius::net {
 
 using base::Result;
@@ -34,6 +36,7 @@ Result<std::optional<std::string>> LineReader::takeLine() {
       scanned_ = buf_.size() - pos_;
       // +1 leaves room for a CR whose LF has not arrived yet.
       if (scanned_ > limits_.max_line + 1) {
+        overlong_head_.assign(buf_, pos_, kOverlongHead);
         skipping_ = true;
         buf_.clear();
         pos_ = scanned_ = 0;
@@ -46,6 +49,7 @@ Result<std::optional<std::string>> LineReader::takeLine() {
     if (end > pos_ && buf_[end - 1] == '\r') --end;
     size_t len = end - pos_;
     if (len > limits_.max_line) {
+      overlong_head_.assign(buf_, pos_, std::min(len, kOverlongHead));
       pos_ = lf + 1;
       scanned_ = 0;
       compact();

@@ -40,6 +40,11 @@ class LineReader {
   // (nothing is consumed then: the caller decides whether to skip or drop the connection).
   base::Result<std::optional<std::string>> takeBytes(uint64_t n);
 
+  // The first bytes (up to kOverlongHead) of the last line reported as kTooBig: IMAP takes
+  // its tag from them, so a client waiting for that tag gets a tagged BAD instead of hanging.
+  static constexpr size_t kOverlongHead = 128;
+  std::string_view overlongHead() const { return overlong_head_; }
+
   // Bytes received but not consumed yet. After STARTTLS this must be zero: anything a client
   // pipelined behind STARTTLS in plaintext is an injection attempt (CVE-2011-0411 class).
   size_t buffered() const { return buf_.size() - pos_; }
@@ -56,6 +61,7 @@ class LineReader {
   size_t pos_ = 0;          // start of unconsumed bytes in buf_
   size_t scanned_ = 0;      // bytes after pos_ already known to hold no LF
   bool skipping_ = false;   // discarding the rest of an overlong line
+  std::string overlong_head_;
 };
 
 }  // namespace darius::net

@@ -43,6 +43,7 @@ TEST(LineReader, OverlongLineIsReportedOnceThenSkipped) {
   auto res = r.takeLine();
   ASSERT_FALSE(res.ok());
   EXPECT_EQ(res.status().code(), base::Code::kTooBig);
+  EXPECT_EQ(r.overlongHead(), std::string(8, 'a') + std::string(50, 'b'));
   // Buffer was dropped: memory stays bounded while the rest streams in.
   EXPECT_EQ(r.buffered(), 0u);
   r.feed(std::string(1000, 'c'));
@@ -56,6 +57,7 @@ TEST(LineReader, OverlongCompleteLine) {
   LineReader r({.max_line = 4, .max_literal = 100});
   r.feed("123456\r\nab\r\n");
   EXPECT_FALSE(r.takeLine().ok());
+  EXPECT_EQ(r.overlongHead(), "123456");
   EXPECT_EQ(line(r), "ab");
 }
 
