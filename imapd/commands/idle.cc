@@ -1,11 +1,12 @@
 // IDLE (RFC 2177, RFC 9051 §6.3.13): the client waits for updates until it sends DONE.
 //
-// While idling, a second coroutine on the session's strand waits on the session's Waker,
-// which the ChangeHub wakes when the change log names the selected mailbox (any process's
-// change, through inotify: no timer polls the disk), and sends the updates at once, EXPUNGE
-// included (§6.3.13 allows them). The main coroutine only reads: DONE ends the command, and
-// it waits for the notifier to finish any write in progress before the tagged OK.
-#include <asio/detached.hpp>
+// The session races two waits: its Waker, which the ChangeHub wakes when the change log names
+// the selected mailbox (any process's change, through inotify: no timer polls the disk), and
+// the connection becoming readable. A wake-up sends the updates at once, EXPUNGE included
+// (§6.3.13 allows them), and waits again; input ends the wait and the line is read as DONE.
+// Neither wait consumes anything when the other wins, so no byte from the client is lost and
+// no write overlaps a read.
+#include <asio/experimental/awaitable_operators.hpp>
 
 #include "imapd/commands/commands.h"
 #include "imapd/session.h"
@@ -14,40 +15,21 @@
 namespace darius::imapd {
 namespace {
 
-struct IdleState {
-  bool done = false;
-  bool running = false;
-  std::shared_ptr<Waker> finished;
-};
-
-// `running` is set by the caller before the spawn, so the caller always waits for this to end.
-asio::awaitable<void> notifier(Session& session, std::shared_ptr<IdleState> state) {
-  while (!state->done && session.state() == State::kSelected) {
-    co_await session.waker().wait();
-    if (state->done) break;
-    co_await session.sendUpdates(/*allow_expunge=*/true);
-    if (!(co_await session.connection().flush()).isOk()) break;
-  }
-  state->running = false;
-  state->finished->wake();
-}
+using namespace asio::experimental::awaitable_operators;
 
 asio::awaitable<Reply> execute(Session& session, NoArgs) {
   if (session.selected() != nullptr) co_await session.sendUpdates(true);
   if (!(co_await session.sendContinuation("idling")).isOk()) co_return Reply::none();
-  auto state = std::make_shared<IdleState>();
-  bool watching = session.selected() != nullptr && session.hasChangeHub();
-  if (watching) {
-    state->finished = std::make_shared<Waker>(session.connection().executor());
-    state->running = true;
-    asio::co_spawn(session.connection().executor(), notifier(session, state), asio::detached);
+  if (session.selected() != nullptr && session.hasChangeHub()) {
+    for (;;) {
+      auto which = co_await (session.waker().wait() || session.connection().waitReadable());
+      if (which.index() == 1) break;  // input (or an error the read below will report)
+      co_await session.sendUpdates(/*allow_expunge=*/true);
+      if (session.state() != State::kSelected) co_return Reply::none();  // BYE went out
+      if (!(co_await session.connection().flush()).isOk()) co_return Reply::none();
+    }
   }
   auto line = co_await session.readClientLine();
-  state->done = true;
-  if (watching) {
-    session.waker().wake();
-    while (state->running) co_await state->finished->wait();
-  }
   if (!line.ok()) {
     if (line.status().code() == base::Code::kTooBig) co_return Reply::bad("Line too long", "TOOBIG");
     co_return Reply::none();  // readClientLine has ended the session
