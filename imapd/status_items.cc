@@ -18,6 +18,7 @@ Result<StatusItem> parseStatusItem(std::string_view name) {
   if (u == "RECENT") return StatusItem::kRecent;
   if (u == "HIGHESTMODSEQ") return StatusItem::kHighestModseq;
   if (u == "APPENDLIMIT") return StatusItem::kAppendLimit;
+  if (u == "MAILBOXID") return StatusItem::kMailboxId;
   return Status::invalid("Unknown STATUS item " + u);
 }
 
@@ -58,6 +59,9 @@ Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxNa
         break;
       case StatusItem::kAppendLimit:
         out += "APPENDLIMIT " + std::to_string(append_limit);
+        break;
+      case StatusItem::kMailboxId:
+        out += "MAILBOXID (" + m.entry.unique_id + ")";
         break;
     }
   }

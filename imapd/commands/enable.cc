@@ -1,15 +1,15 @@
 // ENABLE (RFC 5161, RFC 9051 §6.3.1): valid in the authenticated state. Unknown names and
 // names that cannot be enabled are ignored; the untagged ENABLED lists what this command
 // newly enabled (so a second ENABLE of the same name lists nothing), and is sent even when
-// that is nothing. The only extension this server can enable so far is IMAP4rev2 (RFC 9051
-// §2.1, §7.2.1), which the session records for the mailbox commands to come.
+// that is nothing. Enableable: IMAP4rev2 (RFC 9051 §2.1, §7.2.1), CONDSTORE and QRESYNC
+// (RFC 7162 §3.1, §3.2.3; QRESYNC implies CONDSTORE, so it enables both).
 #include "imapd/commands/commands.h"
 #include "imapd/session.h"
 
 namespace darius::imapd {
 namespace {
 
-constexpr std::string_view kEnableable[] = {"IMAP4rev2"};
+constexpr std::string_view kEnableable[] = {"IMAP4rev2", "CONDSTORE", "QRESYNC"};
 constexpr size_t kMaxNames = 64;
 
 struct EnableArgs {
@@ -33,7 +33,9 @@ asio::awaitable<Reply> execute(Session& session, EnableArgs args) {
   std::string enabled = "ENABLED";
   for (const std::string& name : args.names) {
     for (std::string_view known : kEnableable) {
-      if (proto::equalsIgnoreCase(name, known) && session.enable(known)) {
+      if (!proto::equalsIgnoreCase(name, known)) continue;
+      if (known == "QRESYNC" && session.enable("CONDSTORE")) enabled += " CONDSTORE";
+      if (session.enable(known)) {
         enabled += " ";
         enabled += known;
       }

@@ -154,6 +154,8 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   out += "* OK [UIDVALIDITY " + std::to_string(sel.entry().uidvalidity) + "] UIDs valid\r\n";
   out += "* OK [UIDNEXT " + std::to_string(h.uidnext) + "] Predicted next UID\r\n";
   out += "* OK [HIGHESTMODSEQ " + std::to_string(h.highest_modseq) + "] Highest\r\n";
+  // OBJECTID (RFC 8474 §4.1): the mailbox's unique id, which survives RENAME.
+  out += "* OK [MAILBOXID (" + sel.entry().unique_id + ")] Ok\r\n";
   if (rev1) {
     // The first unseen message (RFC 3501 §6.3.1), when there is one.
     for (uint32_t msn = 1; msn <= sel.count(); ++msn) {
