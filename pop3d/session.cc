@@ -408,8 +408,12 @@ asio::awaitable<Session::Next> Session::cmdQuit(const Command&) {
       co_return Next::kClose;
     }
     if (*removed > 0) log::info(log_, "expunged {} message(s) at QUIT", *removed);
+    size_t left = maildrop_->liveCount();
+    // Release the maildrop lock before the +OK: a client that reconnects the moment it reads
+    // the reply must not meet its own departing session as [IN-USE].
+    maildrop_.reset();
     reply("+OK " + env_.options->servername + " Darius POP3 server signing off (" +
-          std::to_string(maildrop_->liveCount()) + " messages left)");
+          std::to_string(left) + " messages left)");
     co_return Next::kClose;
   }
   // In AUTHORIZATION there is nothing to update (RFC 1939 §4).
