@@ -93,8 +93,13 @@ Status Mailbox::remapIndex() {
     if (::fstat(index_fd_.get(), &st) != 0) return Status::fromErrno(errno, p);
     index_ino_ = static_cast<uint64_t>(st.st_ino);
     index_map_.reset();
-    cache_map_.reset();  // a new index may come with a new cache (reconstruct)
+    cache_map_.reset();  // a new index may come with a new cache (reconstruct, compact)
     cache_fd_.reset();
+    // Open the cache now, while the caller holds the lock that also covers rewrites: the
+    // cache descriptor then always belongs to the same rewrite as the index mapping, even if
+    // another process rewrites both before this handle first reads the cache.
+    auto cfd = io::openFile(path(kCacheFileName), O_RDONLY | O_CLOEXEC);
+    if (cfd.ok()) cache_fd_ = std::move(*cfd);
   }
   if (index_map_.size() != static_cast<size_t>(st.st_size)) {
     auto mapped = io::MappedFile::map(index_fd_.get(), static_cast<size_t>(st.st_size), false);

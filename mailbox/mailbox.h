@@ -127,6 +127,14 @@ class Mailbox {
   // recent_uid); O(log n + the count).
   base::Result<size_t> countAbove(uint32_t uid) const;
 
+  // When an index rewrite also rewrites the cache (docs/formats/cache.md, "Dead space"): once
+  // dead bytes are at least `min_dead_bytes` and `dead_ratio` of the file.
+  struct CompactPolicy {
+    uint64_t min_dead_bytes = 64 * 1024;
+    double dead_ratio = 0.25;
+  };
+  void setCompactPolicy(CompactPolicy p) { compact_policy_ = p; }
+
   // Expunged records that left the index (for QRESYNC VANISHED and undelete).
   base::Result<std::vector<IndexRecord>> expungedRecords() const;
 
@@ -138,6 +146,9 @@ class Mailbox {
   base::Status remapCache(uint64_t need) const;
   base::Status loadIndexHeader();
   base::Status repairTornAppend();
+  // Part of compact(): copies the live cache records to a new cache generation when the dead
+  // space passes the policy, updating `live`'s offsets and `h`'s cache generation.
+  base::Status rewriteCacheIfSparse(std::vector<IndexRecord>& live, IndexHeader& h);
   base::Status writeIndexHeader(io::WritableFile& f, IndexHeader h);
   base::Result<std::string> recordBytes(size_t i) const;
   // Appends a change record after a commit; a failure is logged, not returned: the change
@@ -156,6 +167,7 @@ class Mailbox {
   mutable io::UniqueFd cache_fd_;
   mutable io::MappedFile cache_map_;
   ChangeLog* change_log_ = nullptr;
+  CompactPolicy compact_policy_;
 };
 
 }  // namespace darius::mailbox

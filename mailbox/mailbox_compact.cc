@@ -2,6 +2,7 @@
 // `darius.expunged`, and a new index replaces the old one under a new generation. Readers that
 // still map the old file keep reading it safely (it is never truncated) and switch at their
 // next refresh(), when they see the inode change.
+#include <cstring>
 #include <map>
 
 #include "lib/io/atomic_file.h"
@@ -55,18 +56,18 @@ Status Mailbox::compact() {
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
   if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
   IndexHeader h = index_;
-  std::string gone, live;
-  uint32_t live_count = 0;
+  std::string gone;
+  std::vector<IndexRecord> live_records;
   for (size_t i = 0; i < h.num_records; ++i) {
     auto r = record(i);
     if (!r.ok()) return r.status();
     if (r->live()) {
-      live += encodeIndexRecord(*r);
-      ++live_count;
+      live_records.push_back(*r);
     } else {
       gone += encodeIndexRecord(*r);
     }
   }
+  uint32_t live_count = static_cast<uint32_t>(live_records.size());
   // 1. The expunged records, durable in their own file before they leave the index.
   if (!gone.empty()) {
     std::string p = path(kExpungedFileName);
@@ -80,7 +81,15 @@ Status Mailbox::compact() {
     DARIUS_RETURN_IF_ERROR((*f)->close());
     if (!*exists) DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
   }
-  // 2. The new index, renamed over the old one (writeFileAtomic: temp, fsync, rename, fsync
+  // 2. The cache, when expunges left enough dead space in it (cache.md, "Dead space"): the
+  //    live records are copied to a new file of the next generation, renamed in before the
+  //    index that refers to it. A crash in between leaves an index whose cache generation
+  //    does not match: the next open rebuilds the cache from the message files.
+  DARIUS_RETURN_IF_ERROR(rewriteCacheIfSparse(live_records, h));
+  std::string live;
+  live.reserve(live_records.size() * kIndexRecordSize);
+  for (const IndexRecord& r : live_records) live += encodeIndexRecord(r);
+  // 3. The new index, renamed over the old one (writeFileAtomic: temp, fsync, rename, fsync
   //    of the directory).
   h.generation += 1;
   h.num_records = live_count;
@@ -90,6 +99,45 @@ Status Mailbox::compact() {
   DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env_, path(kIndexFileName), encodeIndexHeader(h) + live));
   DARIUS_RETURN_IF_ERROR(remapIndex());
   return loadIndexHeader();
+}
+
+Status Mailbox::rewriteCacheIfSparse(std::vector<IndexRecord>& live, IndexHeader& h) {
+  DARIUS_RETURN_IF_ERROR(remapCache(kCacheHeaderSize));
+  std::string_view old = cache_map_.view();
+  uint64_t live_bytes = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> spans;  // offset, length of each live record
+  spans.reserve(live.size());
+  for (const IndexRecord& r : live) {
+    if (r.cache_offset < kCacheHeaderSize || r.cache_offset + kCacheRecordOverhead > old.size()) {
+      spans.emplace_back(0, 0);
+      continue;
+    }
+    uint32_t len = 0;
+    std::memcpy(&len, old.data() + r.cache_offset, 4);  // little-endian hosts only (cache.md)
+    uint64_t whole = uint64_t{kCacheRecordOverhead} + len;
+    if (r.cache_offset + whole > old.size()) whole = 0;
+    spans.emplace_back(r.cache_offset, static_cast<uint32_t>(whole));
+    live_bytes += whole;
+  }
+  uint64_t dead = old.size() - kCacheHeaderSize - std::min<uint64_t>(live_bytes, old.size() - kCacheHeaderSize);
+  if (dead < compact_policy_.min_dead_bytes ||
+      static_cast<double>(dead) < compact_policy_.dead_ratio * static_cast<double>(old.size())) {
+    return Status::ok();
+  }
+  uint64_t generation = h.cache_generation + 1;
+  std::string bytes = encodeCacheHeader(generation);
+  bytes.reserve(kCacheHeaderSize + live_bytes);
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (spans[i].second == 0) {
+      live[i].cache_offset = 0;  // unreadable before: FETCH parses the file; reconstruct refills
+      continue;
+    }
+    live[i].cache_offset = bytes.size();
+    bytes.append(old.substr(spans[i].first, spans[i].second));
+  }
+  DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env_, path(kCacheFileName), bytes));
+  h.cache_generation = generation;
+  return Status::ok();
 }
 
 }  // namespace darius::mailbox

@@ -442,6 +442,42 @@ TEST_F(StoreTest, RecentIsClaimedOnceAndCounted) {
   EXPECT_EQ(b->mailbox->index().minor, kIndexMinor);
 }
 
+TEST_F(StoreTest, ExpungesPastTheThresholdRewriteIndexAndCache) {
+  MailboxName inbox = personal("alice");
+  ASSERT_TRUE(store_->create(inbox).ok());
+  for (int i = 0; i < 6; ++i) deliver(inbox, i * 50, 50);
+  auto m = store_->openMailbox(inbox);
+  ASSERT_TRUE(m.ok());
+  std::string cache = dirOf(inbox) + "/darius.cache";
+  uint64_t before = *io::Env::posix()->fileSize(cache);
+  std::vector<uint32_t> doomed;
+  for (uint32_t uid = 1; uid <= 280; ++uid) doomed.push_back(uid);
+  // A reader holding the old snapshot while the rewrite happens.
+  auto reader = store_->openMailbox(inbox);
+  ASSERT_TRUE(reader.ok());
+  ASSERT_TRUE(m->mailbox->expunge(doomed).ok());
+  EXPECT_EQ(m->mailbox->recordCount(), 20u) << "expunged records left the index";
+  uint64_t after = *io::Env::posix()->fileSize(cache);
+  EXPECT_LT(after * 5, before) << "dead cache space reclaimed: " << before << " -> " << after;
+  for (auto* box : {m->mailbox.get(), reader->mailbox.get()}) {
+    ASSERT_TRUE(box->refresh().isOk());
+    ASSERT_EQ(box->recordCount(), 20u);
+    for (size_t i = 0; i < box->recordCount(); ++i) {
+      auto r = box->record(i);
+      ASSERT_TRUE(r.ok());
+      auto c = box->cache(*r);
+      ASSERT_TRUE(c.ok()) << c.status().toString();
+      EXPECT_NE(c->envelope.find("message " + std::to_string(r->uid - 1)), std::string::npos)
+          << "UID " << r->uid;
+    }
+  }
+  // The expunged ones are still known (QRESYNC) and their files are still there (phase 1).
+  auto gone = m->mailbox->expungedRecords();
+  ASSERT_TRUE(gone.ok());
+  EXPECT_EQ(gone->size(), 280u);
+  EXPECT_TRUE(*io::Env::posix()->fileExists(m->mailbox->messagePath(1)));
+}
+
 TEST(IntentFormat, RoundTripsAndRefusesDamage) {
   internal::Intent in;
   in.op = internal::Intent::Op::kDelete;
