@@ -1,0 +1,43 @@
+// BINARY content (RFC 3516, RFC 9051 §6.4.5): a part's bytes with its Content-Transfer-Encoding
+// removed. base64 and quoted-printable are decoded; 7bit, 8bit, binary (and no header at all)
+// are the identity; anything else is unknown, and the FETCH fails with NO [UNKNOWN-CTE].
+// Composite parts (multipart/*, message/*) can only have an identity encoding (RFC 2045
+// §6.4), so their bytes come back as they are.
+//
+// Decoders are lenient, as real mail needs: base64 skips characters outside its alphabet and
+// restarts after padding (so concatenated encodings decode); quoted-printable keeps a stray
+// "=" and drops the white space transports add at line ends (RFC 2045 §6.7 rules 3 and 5).
+// Decoded text/* content gets CRLF line ends (RFC 3516 §6: textual sections always travel
+// with CRLF), since a base64-encoded text may hold bare LF.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "lib/base/result.h"
+
+namespace darius::imapd::fetch {
+
+enum class Cte : uint8_t { kIdentity, kBase64, kQuotedPrintable, kUnknown };
+
+// The encoding named by the Content-Transfer-Encoding field of `header_block` (a part's MIME
+// header, or a message's header for its body); identity when the field is absent or empty.
+Cte cteOf(std::string_view header_block);
+// The part's Content-Type is text/*, or absent or invalid (the text/plain default).
+bool isTextPart(std::string_view header_block);
+
+std::string decodeBase64(std::string_view in);
+std::string decodeQuotedPrintable(std::string_view in);
+// Every LF not preceded by CR becomes CRLF.
+std::string crlfLineEnds(std::string in);
+
+// The decoded content of a leaf part from its header block and encoded body; kNotSupported
+// for an unknown encoding.
+base::Result<std::string> decodeLeaf(std::string_view header_block, std::string_view body);
+
+// RFC 3516 §4.3: data with a NUL octet must go as a literal8 ("~{n}").
+bool needsLiteral8(std::string_view data);
+
+}  // namespace darius::imapd::fetch

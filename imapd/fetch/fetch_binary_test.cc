@@ -1,0 +1,118 @@
+// BINARY decoding: Content-Transfer-Encoding detection, base64 and quoted-printable as real
+// mail writes them, CRLF for decoded text, and the literal8 rule.
+#include "imapd/fetch/fetch_binary.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace darius::imapd::fetch {
+namespace {
+
+TEST(FetchBinary, CteOfHeader) {
+  EXPECT_EQ(cteOf("Subject: x\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf(""), Cte::kIdentity);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: 7bit\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf("content-transfer-encoding: 8BIT\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: binary\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding:\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: Base64\r\n\r\n"), Cte::kBase64);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: (by mailer)\r\n base64 (yes)\r\n\r\n"), Cte::kBase64);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: quoted-printable\r\n\r\n"), Cte::kQuotedPrintable);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: x-uuencode\r\n\r\n"), Cte::kUnknown);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: base-64\r\n\r\n"), Cte::kUnknown);
+  // The first field counts.
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: base64\r\nContent-Transfer-Encoding: 7bit\r\n\r\n"),
+            Cte::kBase64);
+}
+
+TEST(FetchBinary, TextParts) {
+  EXPECT_TRUE(isTextPart("Subject: x\r\n\r\n"));
+  EXPECT_TRUE(isTextPart("Content-Type: TEXT/html; charset=utf-8\r\n\r\n"));
+  EXPECT_TRUE(isTextPart("Content-Type: garbage\r\n\r\n"));  // invalid: text/plain
+  EXPECT_FALSE(isTextPart("Content-Type: application/pdf\r\n\r\n"));
+  EXPECT_FALSE(isTextPart("Content-Type: image/png; name=\"a.png\"\r\n\r\n"));
+}
+
+TEST(FetchBinary, Base64) {
+  EXPECT_EQ(decodeBase64("SGVsbG8sIHdvcmxkIQ=="), "Hello, world!");
+  EXPECT_EQ(decodeBase64("SGVs\r\nbG8s\r\n IHdv cmxk\r\nIQ==\r\n"), "Hello, world!");
+  EXPECT_EQ(decodeBase64("SGVsbG8*sIHdvcmxkIQ"), "Hello, world!");  // junk skipped
+  EXPECT_EQ(decodeBase64("QQ==QkM="), "ABC");                       // two encodings glued together
+  EXPECT_EQ(decodeBase64(""), "");
+  EXPECT_EQ(decodeBase64("===="), "");
+  EXPECT_EQ(decodeBase64(std::string("AAEC", 4)), std::string("\0\x01\x02", 3));
+  // Round trip over every byte value.
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string encoded;
+  for (size_t i = 0; i < all.size(); i += 3) {
+    uint32_t v = static_cast<uint8_t>(all[i]) << 16;
+    if (i + 1 < all.size()) v |= static_cast<uint8_t>(all[i + 1]) << 8;
+    if (i + 2 < all.size()) v |= static_cast<uint8_t>(all[i + 2]);
+    encoded += kAlphabet[(v >> 18) & 63];
+    encoded += kAlphabet[(v >> 12) & 63];
+    encoded += i + 1 < all.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    encoded += i + 2 < all.size() ? kAlphabet[v & 63] : '=';
+    if (i % 57 == 54) encoded += "\r\n";
+  }
+  EXPECT_EQ(decodeBase64(encoded), all);
+}
+
+TEST(FetchBinary, QuotedPrintable) {
+  EXPECT_EQ(decodeQuotedPrintable("caf=C3=A9\r\n"), "caf\xc3\xa9\r\n");
+  EXPECT_EQ(decodeQuotedPrintable("caf=c3=a9"), "caf\xc3\xa9");  // lower case, no line end
+  EXPECT_EQ(decodeQuotedPrintable("long=\r\nline\r\n"), "longline\r\n");
+  EXPECT_EQ(decodeQuotedPrintable("soft= \t\r\nbreak\r\n"), "softbreak\r\n");
+  EXPECT_EQ(decodeQuotedPrintable("trailing   \r\nspace\t\r\n"), "trailing\r\nspace\r\n");
+  EXPECT_EQ(decodeQuotedPrintable("a=20\r\n"), "a \r\n");
+  EXPECT_EQ(decodeQuotedPrintable("1+1=2 =ZZ =4\r\n"), "1+1=2 =ZZ =4\r\n");
+  EXPECT_EQ(decodeQuotedPrintable("bare\nlf\n"), "bare\r\nlf\r\n");
+  EXPECT_EQ(decodeQuotedPrintable("=00=FF"), std::string("\0\xff", 2));
+  EXPECT_EQ(decodeQuotedPrintable("="), "");
+  EXPECT_EQ(decodeQuotedPrintable(""), "");
+}
+
+TEST(FetchBinary, CrlfLineEnds) {
+  EXPECT_EQ(crlfLineEnds("a\nb\r\nc\rd\n"), "a\r\nb\r\nc\rd\r\n");
+  EXPECT_EQ(crlfLineEnds("\n\n"), "\r\n\r\n");
+  EXPECT_EQ(crlfLineEnds("no line end"), "no line end");
+}
+
+TEST(FetchBinary, DecodeLeaf) {
+  std::string b64 =
+      "Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n";
+  EXPECT_EQ(*decodeLeaf(b64, "YQpiAA==\r\n"), std::string("a\nb\0", 4));  // binary: LF kept
+  std::string text = "Content-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n";
+  EXPECT_EQ(*decodeLeaf(text, "YQpi\r\n"), "a\r\nb");  // text: CRLF (RFC 3516 §6)
+  EXPECT_EQ(*decodeLeaf("Content-Transfer-Encoding: 8bit\r\n\r\n", "caf\xc3\xa9\r\n"),
+            "caf\xc3\xa9\r\n");
+  auto unknown = decodeLeaf("Content-Transfer-Encoding: x-gzip\r\n\r\n", "xyz");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), base::Code::kNotSupported);
+}
+
+TEST(FetchBinary, Literal8OnlyForNul) {
+  EXPECT_FALSE(needsLiteral8("caf\xc3\xa9\xff\r\n"));
+  EXPECT_TRUE(needsLiteral8(std::string("a\0b", 3)));
+  EXPECT_FALSE(needsLiteral8(""));
+}
+
+TEST(FetchBinary, RandomInputNeverBreaksTheDecoders) {
+  std::mt19937 rng(42);
+  for (int round = 0; round < 2000; ++round) {
+    std::string s(rng() % 300, '\0');
+    for (char& c : s) c = static_cast<char>(rng() % 256);
+    std::string b = decodeBase64(s);
+    EXPECT_LE(b.size(), s.size());
+    std::string q = decodeQuotedPrintable(s);
+    EXPECT_LE(q.size(), s.size() * 2 + 2);  // only line ends can grow (LF -> CRLF)
+    (void)cteOf(s);
+    (void)isTextPart(s);
+  }
+}
+
+}  // namespace
+}  // namespace darius::imapd::fetch
