@@ -1,0 +1,136 @@
+#include "imapd/search/message_text.h"
+
+#include "lib/base/utf8.h"
+#include "lib/mime/charset.h"
+#include "lib/mime/content_fields.h"
+#include "lib/mime/rfc2047.h"
+#include "lib/proto/chars.h"
+
+namespace darius::imapd::search {
+
+using proto::equalsIgnoreCase;
+
+namespace {
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+std::string trimEncoding(std::string_view e) {
+  while (!e.empty() && (e.front() == ' ' || e.front() == '\t')) e.remove_prefix(1);
+  while (!e.empty() && (e.back() == ' ' || e.back() == '\t' || e.back() == '\r' || e.back() == '\n')) {
+    e.remove_suffix(1);
+  }
+  return std::string(e);
+}
+
+// Leaf parts whose content is text to a reader: text/*, and message/* leaves (delivery and
+// disposition reports). RFC 9051 §6.4.4 allows skipping every other terminal type.
+bool isSearchableLeaf(const mime::Part& p) {
+  if (p.kind != mime::PartKind::kLeaf || p.limited) return false;
+  return equalsIgnoreCase(p.type, "text") || equalsIgnoreCase(p.type, "message");
+}
+
+}  // namespace
+
+std::string decodeHeaderValue(std::string_view raw) {
+  std::string value = mime::unfoldValue(raw);
+  if (!base::isValidUtf8(value)) {
+    if (auto w = mime::convertToUtf8(value, "windows-1252")) value = std::move(*w);
+  }
+  return mime::decodeHeaderText(value);
+}
+
+std::vector<std::string> decodedFieldValues(const mime::Header& header, std::string_view name) {
+  std::vector<std::string> out;
+  for (const mime::HeaderField& f : header.fields()) {
+    if (equalsIgnoreCase(f.name, name)) out.push_back(decodeHeaderValue(f.value));
+  }
+  return out;
+}
+
+std::string decodedHeaderText(const mime::Header& header) {
+  std::string out;
+  for (const mime::HeaderField& f : header.fields()) {
+    out.append(f.name);
+    out += ": ";
+    out += decodeHeaderValue(f.value);
+    out += "\r\n";
+  }
+  return out;
+}
+
+std::string decodeQuotedPrintable(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c != '=') {
+      out.push_back(c);
+      continue;
+    }
+    if (i + 2 < in.size() && hexValue(in[i + 1]) >= 0 && hexValue(in[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hexValue(in[i + 1]) * 16 + hexValue(in[i + 2])));
+      i += 2;
+      continue;
+    }
+    // A soft line break: "=" then optional transport padding, then the line end.
+    size_t j = i + 1;
+    while (j < in.size() && (in[j] == ' ' || in[j] == '\t')) ++j;
+    if (j < in.size() && in[j] == '\n') {
+      i = j;
+    } else if (j + 1 < in.size() && in[j] == '\r' && in[j + 1] == '\n') {
+      i = j + 1;
+    } else if (j == in.size()) {
+      i = j;  // "=" at the very end: a soft break before the end of the part
+    } else {
+      out.push_back(c);  // a stray "=" is kept (RFC 2045 §6.7, note 4)
+    }
+  }
+  return out;
+}
+
+std::string decodeTransferEncoding(std::string_view body, std::string_view encoding) {
+  std::string e = trimEncoding(encoding);
+  if (equalsIgnoreCase(e, "base64")) return mime::decodeBase64Lenient(body);
+  if (equalsIgnoreCase(e, "quoted-printable")) return decodeQuotedPrintable(body);
+  return std::string(body);
+}
+
+std::string partTextUtf8(const mime::Message& message, const mime::Part& part) {
+  std::string bytes = decodeTransferEncoding(message.bodyBytes(part), part.encoding.value_or(""));
+  std::string charset = "us-ascii";
+  if (const mime::Param* p = mime::findParam(part.params, "charset")) charset = mime::paramText(*p);
+  if (equalsIgnoreCase(charset, "us-ascii") || equalsIgnoreCase(charset, "utf-8") ||
+      charset.empty()) {
+    // The default, or UTF-8: no conversion when the bytes are already valid UTF-8 (8-bit text
+    // without a charset is UTF-8 more often than anything else).
+    if (base::isValidUtf8(bytes)) return bytes;
+    if (!equalsIgnoreCase(charset, "utf-8")) {
+      // Undeclared 8-bit text that is not UTF-8 is most often Latin-1 / Windows-1252.
+      if (auto w = mime::convertToUtf8(bytes, "windows-1252")) return std::move(*w);
+    }
+    return mime::sanitizeUtf8(bytes);
+  }
+  if (auto converted = mime::convertToUtf8(bytes, charset)) return std::move(*converted);
+  return mime::sanitizeUtf8(bytes);
+}
+
+bool visitSearchTexts(const mime::Message& message, bool with_headers,
+                      const std::function<bool(std::string_view)>& visit) {
+  const std::vector<mime::Part>& parts = message.parts();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const mime::Part& p = parts[i];
+    // Headers: TEXT sees every header block (the message's own, the MIME headers of parts,
+    // those of encapsulated messages); BODY only those of encapsulated messages.
+    bool header = with_headers ? p.header_size > 0 : (i > 0 && p.is_message);
+    if (header && visit(decodedHeaderText(message.header(p)))) return true;
+    if (isSearchableLeaf(p) && p.body_size > 0 && visit(partTextUtf8(message, p))) return true;
+  }
+  return false;
+}
+
+}  // namespace darius::imapd::search

@@ -1,0 +1,383 @@
+#include "imapd/search/search_eval.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "imapd/search/message_text.h"
+#include "imapd/search/sent_date.h"
+#include "lib/io/fd.h"
+#include "lib/io/mapped_file.h"
+#include "lib/mime/header.h"
+#include "lib/mime/message.h"
+#include "mailbox/cache_fill.h"
+#include "mailbox/message_stage.h"
+
+namespace darius::imapd::search {
+
+using base::Result;
+using base::Status;
+using mailbox::IndexRecord;
+
+namespace {
+
+constexpr int kCostIndex = 0, kCostCache = 1, kCostFile = 2;
+constexpr int64_t kDay = 86400;
+
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+int64_t internalDay(const IndexRecord& r) {
+  return floorDiv(r.internal_date + int64_t{r.tz_offset_minutes} * 60, kDay);
+}
+
+const char* headerNameOf(KeyKind k) {
+  switch (k) {
+    case KeyKind::kFrom: return "From";
+    case KeyKind::kTo: return "To";
+    case KeyKind::kCc: return "Cc";
+    case KeyKind::kBcc: return "Bcc";
+    case KeyKind::kSubject: return "Subject";
+    default: return nullptr;
+  }
+}
+
+bool isStringKey(KeyKind k) {
+  return headerNameOf(k) != nullptr || k == KeyKind::kHeader || k == KeyKind::kBody ||
+         k == KeyKind::kText;
+}
+
+bool isDateKey(KeyKind k) {
+  switch (k) {
+    case KeyKind::kBefore: case KeyKind::kOn: case KeyKind::kSince:
+    case KeyKind::kSentBefore: case KeyKind::kSentOn: case KeyKind::kSentSince:
+    case KeyKind::kSavedBefore: case KeyKind::kSavedOn: case KeyKind::kSavedSince:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Compares `day` with the key's: BEFORE is earlier, ON the same day, SINCE the same or later.
+bool compareDay(KeyKind k, int64_t day, int64_t key_day) {
+  switch (k) {
+    case KeyKind::kBefore: case KeyKind::kSentBefore: case KeyKind::kSavedBefore:
+      return day < key_day;
+    case KeyKind::kOn: case KeyKind::kSentOn: case KeyKind::kSavedOn:
+      return day == key_day;
+    default:
+      return day >= key_day;
+  }
+}
+
+// What one message offers the keys, each source loaded on first use and kept until the next
+// message: the record (always), the cache entry, the mapped and parsed file.
+class MessageState {
+ public:
+  MessageState(const mailbox::Mailbox& mailbox, const IndexRecord& record, uint32_t msn)
+      : mailbox_(mailbox), record_(record), msn_(msn) {}
+  MessageState(const MessageState&) = delete;
+  MessageState& operator=(const MessageState&) = delete;
+
+  const IndexRecord& record() const { return record_; }
+  uint32_t msn() const { return msn_; }
+  bool unreadable() const { return unreadable_; }
+  bool fileOpened() const { return file_tried_ && message_.has_value(); }
+
+  // The header block: from the cache when it has the field, else from the file. Null when
+  // neither can be read.
+  const mime::Header* header(bool need_trace_fields) {
+    if (!need_trace_fields) {
+      if (const mime::Header* h = cachedHeader()) return h;
+    }
+    const mime::Message* m = message();
+    if (m == nullptr) return nullptr;
+    if (!file_header_) file_header_.emplace(m->header(m->root()));
+    return &*file_header_;
+  }
+
+  const mime::Message* message() {
+    if (!file_tried_) {
+      file_tried_ = true;
+      if (!mapFile()) {
+        unreadable_ = true;
+      } else {
+        message_.emplace(mime::Message::parse(map_.view()));
+      }
+    }
+    return message_ ? &*message_ : nullptr;
+  }
+
+  int64_t sentDay() {
+    if (!sent_day_) {
+      sent_day_ = internalDay(record_);
+      if (const mime::Header* h = header(false)) {
+        // The last Date field, as the envelope takes it (lib/mime/envelope.h).
+        if (const mime::HeaderField* f = h->last("Date")) {
+          if (auto d = parseSentDate(mime::unfoldValue(f->value))) sent_day_ = proto::daysFromCivil(*d);
+        }
+      }
+    }
+    return *sent_day_;
+  }
+
+ private:
+  const mime::Header* cachedHeader() {
+    if (!cache_tried_) {
+      cache_tried_ = true;
+      auto e = mailbox_.cache(record_);
+      if (e.ok()) {
+        cache_ = std::move(*e);
+        cached_header_.emplace(cache_->headers);
+      }
+    }
+    return cached_header_ ? &*cached_header_ : nullptr;
+  }
+
+  bool mapFile() {
+    auto fd = io::openFile(mailbox_.messagePath(record_.uid), O_RDONLY);
+    if (!fd.ok()) return false;
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0) return false;
+    auto m = io::MappedFile::map(fd->get(), static_cast<size_t>(st.st_size), false);
+    if (!m.ok()) return false;
+    map_ = std::move(*m);
+    return true;
+  }
+
+  const mailbox::Mailbox& mailbox_;
+  const IndexRecord& record_;
+  const uint32_t msn_;
+  bool unreadable_ = false;
+  bool cache_tried_ = false;
+  std::optional<mailbox::CacheEntry> cache_;
+  std::optional<mime::Header> cached_header_;  // views cache_->headers
+  bool file_tried_ = false;
+  io::MappedFile map_;
+  std::optional<mime::Message> message_;     // views map_
+  std::optional<mime::Header> file_header_;  // views map_
+  std::optional<int64_t> sent_day_;
+};
+
+// One run: the program's nodes, the scope, and what run() worked out about the mailbox.
+class Evaluator {
+ public:
+  Evaluator(const std::vector<SearchProgram::Node>& nodes, const SearchScope& scope)
+      : nodes_(nodes), scope_(scope), keyword_bits_(nodes.size(), -1) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const SearchProgram::Node& n = nodes[i];
+      if (n.kind == KeyKind::kKeyword || n.kind == KeyKind::kNoKeyword) {
+        keyword_bits_[i] = scope.mailbox->header().findUserFlag(n.text);
+      }
+    }
+    max_msn_ = static_cast<uint32_t>(scope.view.size());
+    max_uid_ = scope.view.empty() ? 0 : scope.view.back();
+  }
+
+  bool eval(uint32_t index, MessageState& m) const {
+    const SearchProgram::Node& n = nodes_[index];
+    const IndexRecord& r = m.record();
+    switch (n.kind) {
+      case KeyKind::kAnd:
+        for (uint32_t c : n.children) {
+          if (!eval(c, m)) return false;
+        }
+        return true;
+      case KeyKind::kOr:
+        return eval(n.children[0], m) || eval(n.children[1], m);
+      case KeyKind::kNot:
+        return !eval(n.children[0], m);
+      case KeyKind::kAll:
+      case KeyKind::kSaveDateSupported:  // the index keeps a save date for every message
+        return true;
+      case KeyKind::kSequence:
+        return inSet(n.set, m.msn(), max_msn_, r.uid);
+      case KeyKind::kUid:
+        return inSet(n.set, r.uid, max_uid_, r.uid);
+      case KeyKind::kFlag:
+        return (r.system_flags & n.flag) != 0;
+      case KeyKind::kNoFlag:
+        return (r.system_flags & n.flag) == 0;
+      case KeyKind::kKeyword:
+        return keyword_bits_[index] >= 0 && r.hasUserFlag(keyword_bits_[index]);
+      case KeyKind::kNoKeyword:
+        return keyword_bits_[index] < 0 || !r.hasUserFlag(keyword_bits_[index]);
+      case KeyKind::kRecent:
+        return scope_.is_recent && scope_.is_recent(r.uid);
+      case KeyKind::kLarger:
+        return r.size > n.number;
+      case KeyKind::kSmaller:
+        return r.size < n.number;
+      case KeyKind::kBefore: case KeyKind::kOn: case KeyKind::kSince:
+        return compareDay(n.kind, internalDay(r), n.day);
+      case KeyKind::kSavedBefore: case KeyKind::kSavedOn: case KeyKind::kSavedSince:
+        return compareDay(n.kind, r.save_date != 0 ? floorDiv(r.save_date, kDay) : internalDay(r),
+                          n.day);
+      case KeyKind::kSentBefore: case KeyKind::kSentOn: case KeyKind::kSentSince:
+        return compareDay(n.kind, m.sentDay(), n.day);
+      case KeyKind::kModseq:
+        return r.modseq >= n.number;
+      case KeyKind::kEmailId:
+        return emailIdOf(r) == n.text;
+      case KeyKind::kThreadId: {
+        auto t = threadIdOf(r);
+        return t && *t == n.text;
+      }
+      case KeyKind::kFrom: case KeyKind::kTo: case KeyKind::kCc: case KeyKind::kBcc:
+      case KeyKind::kSubject: case KeyKind::kHeader:
+        return headerMatches(n, m);
+      case KeyKind::kBody: case KeyKind::kText: {
+        if (n.matcher->folded().empty()) return true;
+        const mime::Message* msg = m.message();
+        if (msg == nullptr) return false;
+        return visitSearchTexts(*msg, n.kind == KeyKind::kText,
+                                [&](std::string_view text) { return n.matcher->matches(text); });
+      }
+    }
+    return false;
+  }
+
+ private:
+  // A sequence-set key: `n` in the set once "*" is `max`; "$" stands for the saved UIDs
+  // (RFC 5182), whatever the key, so it is tested against the UID.
+  bool inSet(const proto::SequenceSet& set, uint32_t n, uint32_t max, uint32_t uid) const {
+    if (set.hasLastResult() && scope_.saved != nullptr && scope_.saved->contains(uid, UINT32_MAX)) {
+      return true;
+    }
+    return set.contains(n, max);
+  }
+
+  bool headerMatches(const SearchProgram::Node& n, MessageState& m) const {
+    const char* name = headerNameOf(n.kind);
+    std::string_view field = name != nullptr ? std::string_view(name) : std::string_view(n.field);
+    bool trace = n.kind == KeyKind::kHeader && mailbox::isUncachedHeaderField(field);
+    const mime::Header* h = m.header(trace);
+    if (h == nullptr) return false;
+    for (const mime::HeaderField& f : h->fields()) {
+      if (!proto::equalsIgnoreCase(f.name, field)) continue;
+      // RFC 9051 §6.4.4: HEADER with an empty string matches every message with the field.
+      if (n.matcher->folded().empty()) return true;
+      if (n.matcher->matches(decodeHeaderValue(f.value))) return true;
+    }
+    return false;
+  }
+
+  const std::vector<SearchProgram::Node>& nodes_;
+  const SearchScope& scope_;
+  std::vector<int> keyword_bits_;  // per node: the user flag bit of KEYWORD/UNKEYWORD, or -1
+  uint32_t max_msn_ = 0;
+  uint32_t max_uid_ = 0;
+};
+
+int costOf(std::vector<SearchProgram::Node>& nodes, uint32_t index) {
+  SearchProgram::Node& n = nodes[index];
+  int cost = kCostIndex;
+  switch (n.kind) {
+    case KeyKind::kAnd: case KeyKind::kOr: case KeyKind::kNot:
+      for (uint32_t c : n.children) cost = std::max(cost, costOf(nodes, c));
+      if (n.kind == KeyKind::kAnd) {
+        // Cheapest first: a message the index rejects never has its cache or file read.
+        std::stable_sort(n.children.begin(), n.children.end(),
+                         [&](uint32_t a, uint32_t b) { return nodes[a].cost < nodes[b].cost; });
+      }
+      break;
+    case KeyKind::kFrom: case KeyKind::kTo: case KeyKind::kCc: case KeyKind::kBcc:
+    case KeyKind::kSubject: case KeyKind::kSentBefore: case KeyKind::kSentOn:
+    case KeyKind::kSentSince:
+      cost = kCostCache;
+      break;
+    case KeyKind::kHeader:
+      cost = mailbox::isUncachedHeaderField(n.field) ? kCostFile : kCostCache;
+      break;
+    case KeyKind::kBody: case KeyKind::kText:
+      cost = n.matcher->folded().empty() ? kCostIndex : kCostFile;
+      break;
+    default:
+      break;
+  }
+  n.cost = cost;
+  return cost;
+}
+
+}  // namespace
+
+Result<SearchProgram> SearchProgram::compile(const SearchArgs& args) {
+  if (args.charset && !isSearchCharset(*args.charset)) {
+    return Status::notSupported("Unknown charset " + args.charset->substr(0, 64));
+  }
+  if (args.keys.empty()) return Status::invalid("No search keys");
+  SearchProgram prog;
+  prog.nodes_.reserve(args.keys.size());
+  for (const SearchKey& k : args.keys) {
+    Node n;
+    n.kind = k.kind;
+    n.flag = k.flag;
+    n.number = k.number;
+    n.field = k.field;
+    n.set = k.set;
+    n.children = k.children;
+    for (uint32_t c : n.children) {
+      if (c >= args.keys.size()) return Status::invalid("Malformed search key tree");
+    }
+    if ((k.kind == KeyKind::kOr && k.children.size() != 2) ||
+        (k.kind == KeyKind::kNot && k.children.size() != 1)) {
+      return Status::invalid("Malformed search key tree");
+    }
+    if (isDateKey(k.kind)) n.day = proto::daysFromCivil(k.date);
+    if (isStringKey(k.kind)) {
+      auto utf8 = convertSearchString(k.text, args.charset);
+      if (!utf8) return Status::notSupported("Unknown charset");
+      n.matcher.emplace(*utf8);
+    } else {
+      n.text = k.text;  // keywords and object ids are ASCII atoms, compared as they are
+    }
+    prog.nodes_.push_back(std::move(n));
+  }
+  costOf(prog.nodes_, 0);
+  return prog;
+}
+
+int SearchProgram::cost() const { return nodes_.empty() ? 0 : nodes_[0].cost; }
+
+Result<SearchOutcome> SearchProgram::run(const SearchScope& scope) const {
+  SearchOutcome out;
+  if (scope.mailbox == nullptr || scope.view.empty()) return out;
+  const mailbox::Mailbox& mb = *scope.mailbox;
+  Evaluator ev(nodes_, scope);
+
+  // Where the view's first UID is among the records; from there both ascend together.
+  DARIUS_ASSIGN_OR_RETURN(int64_t start, mb.findUid(scope.view.front()));
+  size_t ri = start >= 0 ? static_cast<size_t>(start) : 0;
+  std::optional<IndexRecord> rec;
+  for (size_t i = 0; i < scope.view.size(); ++i) {
+    const uint32_t uid = scope.view[i];
+    while ((!rec || rec->uid < uid) && ri < mb.recordCount()) {
+      DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mb.record(ri));
+      ++ri;
+      rec = r;
+    }
+    // A message of the view that has left the index (expunged and compacted meanwhile, not
+    // yet reported) has nothing left to match.
+    if (!rec || rec->uid != uid) continue;
+    MessageState m(mb, *rec, static_cast<uint32_t>(i + 1));
+    if (ev.eval(0, m)) out.matches.push_back({m.msn(), uid, rec->modseq});
+    if (m.unreadable()) ++out.unreadable;
+    if (m.fileOpened()) ++out.files_opened;
+  }
+  return out;
+}
+
+std::string emailIdOf(const IndexRecord& record) {
+  // The same spelling as FETCH EMAILID (imapd/fetch/fetch_render.cc).
+  return "M" + mailbox::guidHex(record.guid).substr(0, 24);
+}
+
+std::optional<std::string> threadIdOf(const IndexRecord& record) {
+  if (record.thread_id == 0) return std::nullopt;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "T";
+  for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kHex[(record.thread_id >> shift) & 0xf]);
+  return out;
+}
+
+}  // namespace darius::imapd::search

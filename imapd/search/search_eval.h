@@ -1,0 +1,112 @@
+// Evaluation of a parsed SEARCH (search_args.h) over the messages of one open mailbox, as the
+// session sees them (RFC 9051 §6.4.4; RFC 7162 §3.1.5 MODSEQ; RFC 8514 SAVED*; RFC 8474
+// EMAILID/THREADID; RFC 5182 "$").
+//
+// SearchProgram::compile() turns SearchArgs into something ready to run: the strings are
+// converted from the command's CHARSET to UTF-8 and case-folded once (text_match.h), and the
+// keys of every AND are reordered by cost, so that a message is rejected by its index record
+// before its cache entry is decoded, and by its cache entry before its file is opened:
+//
+//   cost 0, the index record: sequence numbers, UID, flags, keywords, \Recent, sizes,
+//           INTERNALDATE and save date, MODSEQ, EMAILID, THREADID;
+//   cost 1, the cache entry (mailbox/cache_format.h): FROM, TO, CC, BCC, SUBJECT, HEADER of
+//           a field the cache keeps, SENT* (from the cached Date);
+//   cost 2, the message file: BODY, TEXT, HEADER of a trace field the cache leaves out
+//           (Received, DKIM-Signature, ... mailbox/cache_fill.h).
+//
+// So SEARCH SUBJECT, FROM, flags and dates never open a message file, and SEARCH TEXT opens
+// each candidate's file once (mapped, parsed once, then dropped before the next message),
+// whatever the number of keys that need it. Memory is one message's worth at a time plus the
+// list of matches.
+//
+// Dates (RFC 9051 §6.4.4, "disregarding time and timezone"): INTERNALDATE is taken as the day
+// in the zone it was given in (the APPEND's or delivery's), SENT* as the day written in the
+// Date header (sent_date.h; the internal date when there is none or it cannot be read, as
+// RFC 5256 §2.2 has SORT do), and the save date as the day in UTC (the index keeps no zone for
+// it; a record without a save date uses its internal date, RFC 8514 §4.3).
+//
+// A message whose cache entry or file cannot be read does not match the keys that need them
+// and is counted in SearchOutcome::unreadable for the log; an unreadable index is an error.
+//
+// Ownership: a SearchProgram owns its keys and matchers; run() borrows the mailbox and the
+// scope for the duration of the call. Thread-safety: a compiled program is immutable and may
+// run on any thread; run() uses the Mailbox, which must not be used by anyone else meanwhile
+// (the session awaits it on the blocking pool).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "imapd/search/search_args.h"
+#include "imapd/search/text_match.h"
+#include "lib/base/result.h"
+#include "lib/proto/sequence_set.h"
+#include "mailbox/index_format.h"
+#include "mailbox/mailbox.h"
+
+namespace darius::imapd::search {
+
+// What a search runs over.
+struct SearchScope {
+  const mailbox::Mailbox* mailbox = nullptr;
+  // The session's view: message sequence number n is view[n - 1] (UIDs, ascending).
+  std::span<const uint32_t> view;
+  // \Recent for this session (RFC 3501 §2.3.2); empty: nothing is recent.
+  std::function<bool(uint32_t uid)> is_recent;
+  // "$" (RFC 5182): the saved result, as UIDs. Null: empty.
+  const proto::SequenceSet* saved = nullptr;
+};
+
+struct SearchMatch {
+  uint32_t msn = 0;
+  uint32_t uid = 0;
+  uint64_t modseq = 0;
+  bool operator==(const SearchMatch&) const = default;
+};
+
+struct SearchOutcome {
+  std::vector<SearchMatch> matches;  // ascending
+  size_t unreadable = 0;             // messages whose cache entry or file could not be read
+  size_t files_opened = 0;           // message files read (each at most once)
+};
+
+class SearchProgram {
+ public:
+  // kNotSupported when the CHARSET is not one this server converts (the caller answers
+  // NO [BADCHARSET]).
+  static base::Result<SearchProgram> compile(const SearchArgs& args);
+
+  base::Result<SearchOutcome> run(const SearchScope& scope) const;
+
+  // The most expensive source the program reads (0 index, 1 cache, 2 message files).
+  int cost() const;
+
+  struct Node {
+    KeyKind kind = KeyKind::kAll;
+    uint32_t flag = 0;
+    uint64_t number = 0;
+    int64_t day = 0;  // the date keys, as days since 1970-01-01
+    std::string field;
+    std::string text;
+    proto::SequenceSet set;
+    std::vector<uint32_t> children;  // AND: cheapest first
+    std::optional<TextMatcher> matcher;
+    int cost = 0;
+  };
+
+ private:
+  std::vector<Node> nodes_;  // nodes_[0] is the root
+};
+
+// RFC 8474 object ids as FETCH spells them (Cyrus's form): EMAILID is "M" and the first 24
+// hex digits of the message's GUID (SHA-1 of its bytes, so identical messages share it);
+// THREADID is "T" and the 16 hex digits of the thread id, nullopt (NIL) while there is none.
+std::string emailIdOf(const mailbox::IndexRecord& record);
+std::optional<std::string> threadIdOf(const mailbox::IndexRecord& record);
+
+}  // namespace darius::imapd::search
