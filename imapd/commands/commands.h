@@ -32,6 +32,7 @@ CommandSpec renameCommand();       // rename.cc, RFC 9051 §6.3.6
 CommandSpec subscribeCommand();    // subscribe.cc, RFC 9051 §6.3.7
 CommandSpec unsubscribeCommand();  // subscribe.cc, RFC 9051 §6.3.8
 CommandSpec namespaceCommand();    // namespace.cc, RFC 9051 §6.3.10, RFC 2342
+CommandSpec listCommand();  CommandSpec lsubCommand();  // list.cc, lsub.cc, RFC 9051 §6.3.9
 CommandSpec statusCommand();       // status.cc, RFC 9051 §6.3.11
 CommandSpec appendCommand();       // append.cc, RFC 9051 §6.3.12, RFC 3502, RFC 4315
 CommandSpec idleCommand();         // idle.cc, RFC 9051 §6.3.13, RFC 2177
@@ -41,7 +42,9 @@ CommandSpec closeCommand();     // close.cc, RFC 9051 §6.4.1
 CommandSpec unselectCommand();  // close.cc, RFC 9051 §6.4.2, RFC 3691
 CommandSpec checkCommand();     // check.cc, RFC 3501 §6.4.1
 CommandSpec expungeCommand();   // expunge.cc, RFC 9051 §6.4.3
+CommandSpec searchCommand();    // search.cc, RFC 9051 §6.4.4, RFC 4731, RFC 5182, RFC 7162
 CommandSpec storeCommand();     // store.cc, RFC 9051 §6.4.6, RFC 7162
+CommandSpec fetchCommand();     // fetch.cc, RFC 9051 §6.4.5, RFC 3516, RFC 7162, RFC 8970
 CommandSpec copyCommand();      // copy.cc, RFC 9051 §6.4.7, RFC 4315
 CommandSpec moveCommand();      // copy.cc, RFC 9051 §6.4.8, RFC 6851
 CommandSpec uidCommand();       // uid.cc, RFC 9051 §6.4.9
@@ -51,13 +54,15 @@ base::Result<std::unique_ptr<PreparedCommand>> parseUidCopy(ArgParser& p);
 base::Result<std::unique_ptr<PreparedCommand>> parseUidMove(ArgParser& p);
 base::Result<std::unique_ptr<PreparedCommand>> parseUidExpunge(ArgParser& p);
 base::Result<std::unique_ptr<PreparedCommand>> parseUidStore(ArgParser& p);
+base::Result<std::unique_ptr<PreparedCommand>> parseUidSearch(ArgParser& p);
+base::Result<std::unique_ptr<PreparedCommand>> parseUidFetch(ArgParser& p);
 
 // The capabilities every session has, whatever its state; APPENDLIMIT=<n> (from the config)
 // and the state-dependent ones follow them in capabilityList().
 inline constexpr std::string_view kStaticCapabilities =
-    "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
+    "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ LITERAL- ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
     "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
-    "SAVEDATE OBJECTID";
+    "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW";
 
 // The capability list (without "CAPABILITY") for the session's current state: the untagged
 // CAPABILITY response, the greeting and the tagged OK of LOGIN/AUTHENTICATE all use it.

@@ -16,7 +16,9 @@ struct UidForm {
 constexpr UidForm kForms[] = {
     {"COPY", parseUidCopy},
     {"EXPUNGE", parseUidExpunge},
+    {"FETCH", parseUidFetch},
     {"MOVE", parseUidMove},
+    {"SEARCH", parseUidSearch},
     {"STORE", parseUidStore},
 };
 
