@@ -417,7 +417,14 @@ void Run::compareUnlisted() {
     MailboxHeader h;
     h.unique_id = store_.newUniqueId();
     h.name = who;
-    h.uidvalidity = store_.newUidValidity();
+    // A dry run writes nothing, not even the store's UIDVALIDITY counter.
+    auto uidvalidity = o_.dry_run ? Result<uint32_t>(0) : store_.newUidValidity();
+    if (!uidvalidity.ok()) {
+      leave(who, what + ", and no UIDVALIDITY could be allocated: " +
+                     uidvalidity.status().toString());
+      continue;
+    }
+    h.uidvalidity = *uidvalidity;
     // What a new INBOX gets (Store::ensureInbox): all rights for the owner.
     if (c.name.isPersonal()) h.acl = Acl::ownerDefault(c.name.userId()).toString();
     fix(who, what, "adopted as a new mailbox (new unique id and UIDVALIDITY)",

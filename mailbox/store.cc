@@ -122,15 +122,6 @@ std::string Store::newUniqueId() {
   return out;
 }
 
-uint32_t Store::newUidValidity() {
-  // Time-based like Cyrus, and strictly increasing within the process, so that a mailbox
-  // deleted and created again in the same second still gets a new UIDVALIDITY.
-  std::lock_guard<std::mutex> g(ids_mu_);
-  auto now = static_cast<uint32_t>(::time(nullptr));
-  last_uidvalidity_ = std::max(now, last_uidvalidity_ + 1);
-  return last_uidvalidity_;
-}
-
 Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir, ChangeLog* log) {
   auto m = Mailbox::open(env_, dir);
   if (!m.ok() && m.status().code() == base::Code::kCorruption) {

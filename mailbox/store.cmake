@@ -2,7 +2,8 @@
 list(APPEND MAILBOX_SOURCES
   index_format.cc cache_format.cc cache_fill.cc header_file.cc message_stage.cc reconstruct.cc
   mailbox.cc mailbox_write.cc mailbox_compact.cc
-  partition.cc store.cc store_intents.cc store_namespace.cc store_append.cc)
+  partition.cc store.cc store_intents.cc store_namespace.cc store_append.cc
+  store_uidvalidity.cc)
 list(APPEND MAILBOX_TESTS
   index_format_test.cc cache_fill_test.cc mailbox_test.cc mailbox_crash_test.cc
   store_test.cc store_crash_test.cc)

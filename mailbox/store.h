@@ -64,6 +64,7 @@ struct Intent;
 
 inline constexpr std::string_view kIntentDirName = "darius.intents";
 inline constexpr std::string_view kNamespaceLockName = "darius.nslock";
+inline constexpr std::string_view kUidValidityFileName = "darius.uidvalidity";
 
 struct StoreOptions {
   io::Env* env = nullptr;  // null: io::Env::posix()
@@ -173,9 +174,10 @@ class Store {
   // copy(), then phase-1 expunge of the copied messages in `from` (RFC 6851).
   base::Result<CopyResult> move(Mailbox& from, std::span<const uint32_t> uids, Mailbox& to);
 
-  // Unique ids and UIDVALIDITY values for new mailboxes.
+  // Unique ids and UIDVALIDITY values for new mailboxes. UIDVALIDITY never repeats in the
+  // store, across processes and restarts (kept in <data_dir>/darius.uidvalidity).
   std::string newUniqueId();
-  uint32_t newUidValidity();
+  base::Result<uint32_t> newUidValidity();
 
  private:
   struct AppendQueue;
@@ -209,7 +211,7 @@ class Store {
   std::map<std::string, std::shared_ptr<AppendQueue>> queues_;  // by internal name key
 
   std::mutex ids_mu_;
-  uint32_t last_uidvalidity_ = 0;
+  uint32_t last_uidvalidity_ = 0;  // guarded by ids_mu_; a floor under the file's value
 };
 
 }  // namespace darius::mailbox

@@ -47,7 +47,7 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   entry.acl = options.acl;
   entry.quota_root = options.quota_root;
   entry.special_use = options.special_use;
-  entry.uidvalidity = newUidValidity();
+  DARIUS_ASSIGN_OR_RETURN(entry.uidvalidity, newUidValidity());
   entry.created_modseq = 1;
   DARIUS_RETURN_IF_ERROR(validateEntry(entry));
 

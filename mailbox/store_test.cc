@@ -442,6 +442,29 @@ TEST_F(StoreTest, RecentIsClaimedOnceAndCounted) {
   EXPECT_EQ(b->mailbox->index().minor, kIndexMinor);
 }
 
+TEST_F(StoreTest, UidValidityNeverRepeatsAcrossRestartsOrAClockInThePast) {
+  auto name = std::optional<MailboxName>(personal("alice", {"Again"}));
+  auto first = store_->create(*name);
+  ASSERT_TRUE(first.ok()) << first.status().toString();
+  ASSERT_TRUE(store_->remove(*name).ok());
+  // A new process (the tool beside the server, or after a restart) knows nothing in memory.
+  reopen();
+  auto second = store_->create(*name);
+  ASSERT_TRUE(second.ok()) << second.status().toString();
+  EXPECT_GT(second->uidvalidity, first->uidvalidity);
+  // The last value is on disk; one far in the future (a clock that was ahead) is honoured.
+  std::string path = tmp_->file("data/darius.uidvalidity");
+  EXPECT_EQ(*io::Env::posix()->readFile(path), std::to_string(second->uidvalidity) + "\n");
+  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(), path, "4000000000\n").isOk());
+  reopen();
+  auto v = store_->newUidValidity();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, 4000000001u);
+  // A damaged file is reported, not silently restarted from the clock.
+  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(), path, "garbage").isOk());
+  EXPECT_EQ(store_->newUidValidity().status().code(), base::Code::kCorruption);
+}
+
 TEST_F(StoreTest, ExpungesPastTheThresholdRewriteIndexAndCache) {
   MailboxName inbox = personal("alice");
   ASSERT_TRUE(store_->create(inbox).ok());
