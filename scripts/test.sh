@@ -2,13 +2,15 @@
 # README command two: install what is needed, build, and run every test:
 #   1. GCC 12, -Werror: unit tests, the layout rule and the protocol tests against the real
 #      binaries;
-#   2. the same suites under AddressSanitizer + UndefinedBehaviorSanitizer (GCC);
-#   3. clang 14: the whole tree with the libFuzzer targets, each run for a few seconds.
-# DARIUS_TEST_STAGES selects stages (default "gcc asan fuzz").
+#   2. the benchmark harness in quick mode against Darius alone, to check it still works
+#      (never a timed assertion: --check fails only when the harness or a row breaks);
+#   3. the same suites under AddressSanitizer + UndefinedBehaviorSanitizer (GCC);
+#   4. clang 14: the whole tree with the libFuzzer targets, each run for a few seconds.
+# DARIUS_TEST_STAGES selects stages (default "gcc bench asan fuzz").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-stages=${DARIUS_TEST_STAGES:-gcc asan fuzz}
+stages=${DARIUS_TEST_STAGES:-gcc bench asan fuzz}
 jobs=$(nproc)
 start=$(date +%s)
 
@@ -22,6 +24,11 @@ for s in $stages; do
       cmake --build build/ci -j "$jobs"
       stage "test: gcc"
       ctest --test-dir build/ci --output-on-failure -j "$jobs" --timeout 600
+      ;;
+    bench)
+      stage "bench: quick mode against Darius (harness check)"
+      bash bench/run.sh --quick --servers darius --check --darius-build build/ci \
+        --results build/ci/bench-results
       ;;
     asan)
       stage "build: gcc asan+ubsan"
