@@ -33,6 +33,9 @@ Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env
   DARIUS_ASSIGN_OR_RETURN(o.list_backend,
                           db::parseBackend(config.getString("mailboxes_db_backend")));
   o.list_options.max_name_length = static_cast<size_t>(config.getInt("max_mailbox_name"));
+  o.compact_policy.min_dead_bytes = config.getSize("cache_compact_min_dead");
+  o.compact_policy.dead_ratio =
+      static_cast<double>(config.getInt("cache_compact_dead_percent")) / 100.0;
   return open(std::move(o));
 }
 
@@ -136,6 +139,7 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir, ChangeLo
   }
   if (!m.ok()) return m.status();
   (*m)->setChangeLog(log);
+  (*m)->setCompactPolicy(options_.compact_policy);
   return m;
 }
 

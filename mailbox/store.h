@@ -74,6 +74,7 @@ struct StoreOptions {
   db::Backend list_backend = db::Backend::kSkiplist;
   MailboxListOptions list_options;
   bool change_log = true;  // keep a change log per partition (tests may switch it off)
+  Mailbox::CompactPolicy compact_policy;  // when an index rewrite also rewrites the cache
 };
 
 struct CreateOptions {

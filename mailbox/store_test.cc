@@ -501,6 +501,28 @@ TEST_F(StoreTest, ExpungesPastTheThresholdRewriteIndexAndCache) {
   EXPECT_TRUE(*io::Env::posix()->fileExists(m->mailbox->messagePath(1)));
 }
 
+TEST_F(StoreTest, CacheCompactionFollowsTheConfiguredThreshold) {
+  // A threshold above the dead space: the index is rewritten, the cache is left as it is.
+  StoreOptions o = options();
+  o.compact_policy.min_dead_bytes = 1ull << 40;
+  store_.reset();
+  auto s = Store::open(o);
+  ASSERT_TRUE(s.ok()) << s.status().toString();
+  store_ = std::move(*s);
+  MailboxName inbox = personal("alice");
+  ASSERT_TRUE(store_->create(inbox).ok());
+  for (int i = 0; i < 6; ++i) deliver(inbox, i * 50, 50);
+  auto m = store_->openMailbox(inbox);
+  ASSERT_TRUE(m.ok());
+  std::string cache = dirOf(inbox) + "/darius.cache";
+  uint64_t before = *io::Env::posix()->fileSize(cache);
+  std::vector<uint32_t> doomed;
+  for (uint32_t uid = 1; uid <= 280; ++uid) doomed.push_back(uid);
+  ASSERT_TRUE(m->mailbox->expunge(doomed).ok());
+  EXPECT_EQ(m->mailbox->recordCount(), 20u) << "expunged records left the index";
+  EXPECT_EQ(*io::Env::posix()->fileSize(cache), before);
+}
+
 TEST(IntentFormat, RoundTripsAndRefusesDamage) {
   internal::Intent in;
   in.op = internal::Intent::Op::kDelete;

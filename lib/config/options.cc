@@ -150,6 +150,16 @@ constexpr OptionDef kOptions[] = {
     {.name = "max_mailbox_name", .type = T::kInt, .default_value = "490",
      .description = "Longest mailbox name in bytes (UTF-8, full internal name).",
      .section = "mailboxes", .min = 16, .max = 4000},
+    {.name = "cache_compact_min_dead", .type = T::kSize, .default_value = "64K",
+     .description = "A mailbox's cache file is rewritten without the records of expunged "
+                    "messages when its dead bytes reach this many and "
+                    "`cache_compact_dead_percent` of the file (checked at each index "
+                    "rewrite).",
+     .section = "mailboxes"},
+    {.name = "cache_compact_dead_percent", .type = T::kInt, .default_value = "25",
+     .description = "Share of a cache file, in percent, that must be dead before it is "
+                    "rewritten (see `cache_compact_min_dead`).",
+     .section = "mailboxes", .min = 1, .max = 100},
     {.name = "mailboxes_db_backend", .type = T::kEnum, .default_value = "skiplist",
      .description = "Backend of the mailbox list database `mailboxes.db` in data_dir.",
      .section = "mailboxes", .allowed = kDbBackends},
