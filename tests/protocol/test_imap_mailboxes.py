@@ -5,7 +5,9 @@ EXPUNGE, updates between two sessions (and none during STORE by sequence number)
 by another session, QRESYNC's VANISHED (EARLIER), and ACLs: another user's mailbox answers
 exactly like a missing one."""
 import imaplib
+import os
 import re
+import smtplib
 import time
 import unittest
 
@@ -238,6 +240,49 @@ class ImapMailboxTest(unittest.TestCase):
         a.send("DONE\r\n")
         untagged, tagged = a.collect(tag)
         self.assertIn(b"OK", tagged)
+
+    def idle_on(self, mailbox, user="alice", password="alice-pw"):
+        """A raw session idling on `mailbox`; returns (client, tag)."""
+        a = self.raw(user, password)
+        a.ok("SELECT " + mailbox)
+        tag = a.next_tag()
+        a.send(f"{tag} IDLE\r\n")
+        self.assertTrue(a.read_response(5).startswith(b"+ "))
+        return a, tag
+
+    def expect_woken(self, a, tag, change, what):
+        """Runs change() while `a` idles; the next line must be the new message's EXISTS."""
+        t0 = time.time()
+        change()
+        line = a.read_response(10)
+        latency = time.time() - t0
+        self.assertEqual(line, b"* 1 EXISTS")
+        print(f"\nIDLE saw {what} {latency * 1000:.0f} ms after it began")
+        a.send("DONE\r\n")
+        self.assertIn(b"OK", a.collect(tag)[1])
+
+    def test_idle_is_woken_by_an_lmtp_delivery(self):
+        # INBOX of a user of its own, so other tests' appends do not interfere.
+        darius("user", "add", "-C", self.inst.conf, "idler", "--password", "idler-pw")
+        a, tag = self.idle_on("INBOX", "idler", "idler-pw")
+        def deliver():
+            s = smtplib.LMTP("127.0.0.1", self.inst.port("lmtp"), timeout=15)
+            s.sendmail("sender@example.com", ["idler@localhost"], msg(7))
+            s.quit()
+        self.expect_woken(a, tag, deliver, "an LMTP delivery")
+
+    def test_idle_is_woken_by_another_process(self):
+        # `darius mailbox append` is a separate process: only the change log's inotify
+        # watch can tell dariusd (no timer polls the disk).
+        m = self.imap()
+        self.fresh(m, "idleproc")
+        a, tag = self.idle_on("idleproc")
+        path = os.path.join(self.inst.dir, "idle-msg.eml")
+        with open(path, "wb") as f:
+            f.write(msg(8))
+        self.expect_woken(a, tag, lambda: darius("mailbox", "append", "-C", self.inst.conf,
+                                                 "user/alice/idleproc", path),
+                          "another process's append")
 
     def test_qresync_vanished_earlier(self):
         r = self.raw()
