@@ -3,7 +3,8 @@
 // mutating operation in turn (with and without torn appends); after recovery the mailbox opens,
 // shows exactly the state after the acknowledged operations (or, for the one in flight, after
 // it too), every live record's message file is there with its GUID, and nothing half-written
-// is visible.
+// is visible. It runs again with the stage files' fsync deferred to the append (as lmtpd
+// stages), the append's concurrent syncs in the given order and reversed.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -87,7 +88,7 @@ Snapshot snapshot(io::Env& env, const std::string& dir) {
 // The scenario, stopped after `max_steps` steps. Returns how many steps were acknowledged
 // before the first failure.
 size_t runScenario(io::Env& env, const std::string& dir, const std::string& stage,
-                   size_t max_steps = 100) {
+                   size_t max_steps = 100, StageSync stage_sync = StageSync::kNow) {
   auto m = Mailbox::open(env, dir);
   if (!m.ok()) return 0;
   Mailbox& box = **m;
@@ -95,7 +96,7 @@ size_t runScenario(io::Env& env, const std::string& dir, const std::string& stag
   auto appendMsgs = [&](std::vector<std::string> bodies, std::vector<std::string> keywords) {
     std::vector<StagedMessage> staged;
     for (const std::string& b : bodies) {
-      auto s = stageMessage(env, stage, b);
+      auto s = stageMessage(env, stage, b, stage_sync);
       if (!s.ok()) return false;
       s->cache.preview = "preview of " + std::to_string(b.size());
       staged.push_back(*s);
@@ -126,10 +127,17 @@ size_t runScenario(io::Env& env, const std::string& dir, const std::string& stag
 
 constexpr size_t kSteps = 7;
 
-class MailboxCrashTest : public ::testing::TestWithParam<bool> {};
+struct Mode {
+  bool torn = false;
+  StageSync stage_sync = StageSync::kNow;
+  bool reverse = false;  // FaultyEnv runs concurrent syncs in reverse order
+};
+
+class MailboxCrashTest : public ::testing::TestWithParam<Mode> {};
 
 TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
-  const bool torn = GetParam();
+  const bool torn = GetParam().torn;
+  const StageSync stage_sync = GetParam().stage_sync;
   // The states after 0..kSteps acknowledged steps.
   std::vector<Snapshot> states;
   uint64_t total_ops = 0;
@@ -139,7 +147,8 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
     ASSERT_TRUE(cleanStageDir(*io::Env::posix(), t->file("stage")).isOk());
     ASSERT_TRUE(Mailbox::create(*io::Env::posix(), t->file("box"), {"id1", "n", 99, {}, ""}).ok());
     io::FaultyEnv counting(io::Env::posix());
-    ASSERT_EQ(runScenario(counting, t->file("box"), t->file("stage")), kSteps);
+    counting.reverseConcurrent(GetParam().reverse);
+    ASSERT_EQ(runScenario(counting, t->file("box"), t->file("stage"), 100, stage_sync), kSteps);
     total_ops = counting.opCount();
   }
   // Reference states: the scenario stopped after each step.
@@ -149,7 +158,8 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
     ASSERT_TRUE(cleanStageDir(*io::Env::posix(), t->file("stage")).isOk());
     ASSERT_TRUE(Mailbox::create(*io::Env::posix(), t->file("box"), {"id1", "n", 99, {}, ""}).ok());
     if (steps > 0) {
-      ASSERT_EQ(runScenario(*io::Env::posix(), t->file("box"), t->file("stage"), steps), steps);
+      ASSERT_EQ(runScenario(*io::Env::posix(), t->file("box"), t->file("stage"), steps, stage_sync),
+                steps);
     }
     states.push_back(snapshot(*io::Env::posix(), t->file("box")));
   }
@@ -165,8 +175,9 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
     {
       io::FaultyEnv env(io::Env::posix());
       if (torn) env.tornWrites(true, n + 1);
+      env.reverseConcurrent(GetParam().reverse);
       env.losePowerAfterOps(n);
-      acked = runScenario(env, box, stage);
+      acked = runScenario(env, box, stage, 100, stage_sync);
       env.losePowerNow();
       ASSERT_TRUE(env.recoverFromPowerLoss().isOk()) << "cut " << n;
     }
@@ -187,8 +198,20 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Torn, MailboxCrashTest, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "TornAppends" : "WholeWrites"; });
+INSTANTIATE_TEST_SUITE_P(Torn, MailboxCrashTest,
+                         ::testing::Values(Mode{false, StageSync::kNow, false},
+                                           Mode{true, StageSync::kNow, false},
+                                           Mode{false, StageSync::kDeferred, false},
+                                           Mode{true, StageSync::kDeferred, false},
+                                           Mode{false, StageSync::kDeferred, true}),
+                         [](const auto& info) {
+                           const Mode& m = info.param;
+                           if (m.stage_sync == StageSync::kNow) {
+                             return m.torn ? "TornAppends" : "WholeWrites";
+                           }
+                           if (m.reverse) return "DeferredStageSyncReversed";
+                           return m.torn ? "DeferredStageSyncTorn" : "DeferredStageSync";
+                         });
 
 }  // namespace
 }  // namespace darius::mailbox

@@ -39,19 +39,35 @@ uint32_t headerSizeOf(std::string_view m) {
   return static_cast<uint32_t>(std::min<size_t>(n, UINT32_MAX));
 }
 
+Status PendingSync::run() {
+  std::lock_guard<std::mutex> g(mu_);
+  if (file_ == nullptr) return status_;
+  status_ = file_->sync();
+  Status c = file_->close();
+  if (status_.isOk()) status_ = c;
+  // A failed sync stays failed: a retried fsync does not bring back pages the kernel may
+  // have dropped (env.h), so every append of this message fails.
+  file_.reset();
+  return status_;
+}
+
 Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
-                                   std::string_view bytes) {
+                                   std::string_view bytes, StageSync sync) {
   static std::atomic<uint64_t> counter{0};
   auto now = std::chrono::steady_clock::now().time_since_epoch().count();
   StagedMessage m;
-  m.path = stage_dir + "/" + std::to_string(::getpid()) + "-" +
-           std::to_string(counter.fetch_add(1)) + "-" + std::to_string(now);
+  m.path = stage_dir + "/" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)) + "-" +
+           std::to_string(now);
   auto file = env.openWritable(m.path, io::Env::OpenMode::kCreateNew);
   if (!file.ok()) return file.status();
   Status s = (*file)->append(bytes);
-  if (s.isOk()) s = (*file)->sync();
-  Status c = (*file)->close();
-  if (s.isOk()) s = c;
+  if (s.isOk() && sync == StageSync::kDeferred) {
+    m.pending_sync = std::make_shared<PendingSync>(std::move(*file));
+  } else {
+    if (s.isOk()) s = (*file)->sync();
+    Status c = (*file)->close();
+    if (s.isOk()) s = c;
+  }
   if (!s.isOk()) {
     (void)env.removeFile(m.path);
     return s;

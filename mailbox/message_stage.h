@@ -1,5 +1,6 @@
 // Staging a message (DESIGN.md §3): the bytes are written once to the partition's stage
-// directory and fsync'd, then hard-linked into every target mailbox (single-instance store), and
+// directory and fsync'd (by the stage step, or with kDeferred by the append that links it,
+// at the same time as its other syncs), then hard-linked into every target mailbox (single-instance store), and
 // the stage file is removed. The GUID (SHA-1 of the bytes) and the header size are computed
 // here, once, for all targets.
 //
@@ -10,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -20,18 +23,44 @@
 
 namespace darius::mailbox {
 
+// The fsync of a stage file that was written but not yet synced (stageMessage with
+// kDeferred). Mailbox::append runs it together with its other syncs (Env::runConcurrently)
+// and always before it writes an index record that names the message: a message's bytes are
+// durable before it is committed, exactly as when the stage step synced them itself. Several
+// appends of one message (one per recipient mailbox, possibly at once) share it: the first
+// one syncs, the others find it done. Thread-safe.
+class PendingSync {
+ public:
+  explicit PendingSync(std::unique_ptr<io::WritableFile> file) : file_(std::move(file)) {}
+  base::Status run();
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<io::WritableFile> file_;  // null once synced and closed
+  base::Status status_;
+};
+
 struct StagedMessage {
   std::string path;          // the fsync'd file in the stage directory
   uint64_t size = 0;
   uint32_t header_size = 0;  // bytes up to and including the blank line (all if none)
   Guid guid{};
   CacheEntry cache;          // built once here with lib/mime (cache_fill.h)
+  // Set when the file's data is not durable yet (kDeferred): whoever commits the message
+  // must run() it first. Null: the file is already durable.
+  std::shared_ptr<PendingSync> pending_sync;
+};
+
+enum class StageSync {
+  kNow,       // stageMessage syncs the file before it returns
+  kDeferred,  // the caller's append syncs it, alongside its own syncs (pending_sync)
 };
 
 // Messages must already be in canonical CRLF form (the protocol layers normalise). Parses the
 // message for its cache entry.
 base::Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
-                                         std::string_view bytes);
+                                         std::string_view bytes,
+                                         StageSync sync = StageSync::kNow);
 base::Status unstage(io::Env& env, const StagedMessage& m);
 
 // Removes every file in `stage_dir` (leftovers of a crash); creates the directory if missing.

@@ -15,7 +15,8 @@
 //
 // Delivery group commit: concurrent append() calls for one mailbox queue; the first becomes the
 // leader, takes every request queued at that moment, links them all under one mailbox lock and
-// commits them with one fsync of each file, then wakes the others with their own UIDs. So N
+// commits them with one fsync of each file (in two rounds of concurrent syncs,
+// docs/formats/index.md "Commit"), then wakes the others with their own UIDs. So N
 // concurrent deliveries into one mailbox cost one set of fsyncs, and each caller returns only
 // once its own message is durable.
 //
@@ -163,6 +164,10 @@ class Store {
   // Writes `bytes` (canonical CRLF) once to the partition's stage directory and fsyncs it;
   // unstage() removes it after it has been linked into every target.
   base::Result<StagedMessage> stage(const Partition& partition, std::string_view bytes);
+  // The same with the fsync left to the append that links it (StageSync::kDeferred), where it
+  // runs at the same time as the append's own syncs: what LMTP delivery does.
+  base::Result<StagedMessage> stage(const Partition& partition, std::string_view bytes,
+                                    StageSync sync);
   base::Status unstage(const StagedMessage& message);
 
   // Appends to the mailbox `name` with group commit (see above). Each request's message must be

@@ -28,6 +28,11 @@ struct Store::AppendQueue {
   size_t users = 0;  // callers inside append() for this mailbox; guarded by queues_mu_
 };
 
+Result<StagedMessage> Store::stage(const Partition& partition, std::string_view bytes,
+                                  StageSync sync) {
+  return stageMessage(env_, partition.stageDir(), bytes, sync);
+}
+
 Result<std::vector<Appended>> Store::appendNow(const MailboxName& name,
                                                std::span<const AppendRequest> requests) {
   DARIUS_ASSIGN_OR_RETURN(OpenMailbox m, openMailbox(name));

@@ -4,6 +4,15 @@
 
 namespace darius::io {
 
+Status Env::runConcurrently(std::span<const std::function<Status()>> tasks) {
+  Status first = Status::ok();
+  for (const auto& task : tasks) {
+    Status s = task();
+    if (first.isOk() && !s.isOk()) first = s;
+  }
+  return first;
+}
+
 Status createDirs(Env& env, const std::string& path) {
   if (path.empty()) return Status::invalid("createDirs: empty path");
   std::string prefix = path.front() == '/' ? "/" : "";

@@ -19,7 +19,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +86,14 @@ class Env {
   // true for a directory, false for anything else; kNotFound if missing. (Added beyond the
   // LevelDB set because FaultyEnv must tell files from directories to roll them back.)
   virtual Result<bool> isDirectory(const std::string& path) = 0;
+
+  // Runs independent durability steps — syncs of different files and directories, a change
+  // log append — and returns when all have finished: the first error in task order, else ok.
+  // The caller promises that no task's correctness depends on another's having finished, so
+  // they may run in any order or at once. Env::posix() runs them at once (task_pool.h), so
+  // N device flushes cost about one flush latency; this default runs them one after another
+  // in the given order, which keeps a crash test's operation count deterministic.
+  virtual Status runConcurrently(std::span<const std::function<Status()>> tasks);
 };
 
 // mkdir -p through an Env: creates each missing level with createDir() and syncs the parent of

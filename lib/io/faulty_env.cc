@@ -210,6 +210,19 @@ Status FaultyEnv::syncDir(const std::string& path) {
   return Status::ok();
 }
 
+Status FaultyEnv::runConcurrently(std::span<const std::function<Status()>> tasks) {
+  // Not under mu_: the tasks call back into this env.
+  if (!reverse_concurrent_) return Env::runConcurrently(tasks);
+  std::vector<Status> results(tasks.size());
+  for (size_t i = tasks.size(); i-- > 0;) results[i] = tasks[i]();
+  for (Status& s : results) {
+    if (!s.isOk()) return s;
+  }
+  return Status::ok();
+}
+
+void FaultyEnv::reverseConcurrent(bool enable) { reverse_concurrent_ = enable; }
+
 Result<std::string> FaultyEnv::readFile(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   DARIUS_RETURN_IF_ERROR(admitRead());

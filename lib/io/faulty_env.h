@@ -60,6 +60,7 @@
 // mutex; the counters and triggers are exact even with many threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -99,6 +100,10 @@ class FaultyEnv final : public Env {
   Result<uint64_t> fileSize(const std::string& path) override;
   Result<std::vector<std::string>> listDir(const std::string& path) override;
   Result<bool> isDirectory(const std::string& path) override;
+  // One after another, in the given order or, with reverseConcurrent(true), in reverse: a
+  // crash test runs its scenario both ways to cut power between the steps in either order.
+  Status runConcurrently(std::span<const std::function<Status()>> tasks) override;
+  void reverseConcurrent(bool enable);
 
   // Counters since construction (recovery does not reset them).
   uint64_t writeCount() const;
@@ -147,6 +152,7 @@ class FaultyEnv final : public Env {
   Trigger power_writes_, power_syncs_, power_ops_;
   bool power_lost_ = false;
   bool torn_ = false;
+  std::atomic<bool> reverse_concurrent_{false};
   std::mt19937_64 rng_;
   uint64_t epoch_ = 0;  // bumped by every rollback; older WritableFiles are dead
 };

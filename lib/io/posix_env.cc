@@ -10,6 +10,7 @@
 #include "lib/io/eintr.h"
 #include "lib/io/env.h"
 #include "lib/io/fd.h"
+#include "lib/io/task_pool.h"
 
 namespace darius::io {
 
@@ -142,6 +143,11 @@ class PosixEnv final : public Env {
   }
 
   Status syncDir(const std::string& path) override { return fsyncDir(path); }
+
+  Status runConcurrently(std::span<const std::function<Status()>> tasks) override {
+    if (tasks.size() < 2) return Env::runConcurrently(tasks);
+    return TaskPool::shared().runAll(tasks);
+  }
 
   Result<bool> fileExists(const std::string& path) override {
     struct stat st;
