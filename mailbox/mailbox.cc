@@ -5,6 +5,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <functional>
+#include <vector>
+
+#include "lib/io/atomic_file.h"
 #include "lib/log/log.h"
 #include "mailbox/change_log.h"
 
@@ -41,9 +45,12 @@ Result<std::unique_ptr<Mailbox>> Mailbox::create(io::Env& env, const std::string
   } else if (!made.isOk()) {
     return made;
   }
-  // Order (docs/formats/index.md, "Creation"): cache, then index, then the header file last
-  // and the directory sync; a directory without a valid header is not a mailbox, so a crash
-  // part-way leaves debris that reconstruct removes, never a half mailbox.
+  // Order (docs/formats/index.md, "Creation"): cache and index durable before the header
+  // file is in place (a directory without a valid header is not a mailbox, so a crash
+  // part-way leaves debris that reconstruct removes, never a half mailbox). Two rounds of
+  // concurrent syncs: the cache, the index, the header's temporary file and the parent
+  // directory (the new directory's own name) at once; then the header's rename and the
+  // directory's sync.
   IndexHeader ih;
   ih.uidvalidity = header.uidvalidity;
   ih.cache_generation = 1;
@@ -51,16 +58,39 @@ Result<std::unique_ptr<Mailbox>> Mailbox::create(io::Env& env, const std::string
     std::string_view name;
     std::string bytes;
   } files[] = {{kCacheFileName, encodeCacheHeader(1)}, {kIndexFileName, encodeIndexHeader(ih)}};
+  std::vector<std::unique_ptr<io::WritableFile>> written;
+  std::vector<std::function<Status()>> round;
   for (const File& f : files) {
     auto w = env.openWritable(dir + "/" + std::string(f.name), io::Env::OpenMode::kCreateNew);
     if (!w.ok()) return w.status();
     DARIUS_RETURN_IF_ERROR((*w)->append(f.bytes));
-    DARIUS_RETURN_IF_ERROR((*w)->sync());
-    DARIUS_RETURN_IF_ERROR((*w)->close());
+    io::WritableFile* file = w->get();
+    round.push_back([file] { return file->sync(); });
+    written.push_back(std::move(*w));
   }
-  DARIUS_RETURN_IF_ERROR(writeMailboxHeader(env, dir, header));  // syncs `dir`
+  const std::string header_path = dir + "/" + std::string(kHeaderFileName);
+  const std::string header_bytes = encodeMailboxHeader(header);
+  std::string header_tmp;
+  round.push_back([&] {
+    auto tmp = io::writeTempFile(env, header_path, header_bytes);
+    if (!tmp.ok()) return tmp.status();
+    header_tmp = std::move(*tmp);
+    return Status::ok();
+  });
   size_t slash = dir.find_last_of('/');
-  if (slash != std::string::npos && slash > 0) DARIUS_RETURN_IF_ERROR(env.syncDir(dir.substr(0, slash)));
+  if (slash != std::string::npos && slash > 0) {
+    round.push_back([&env, parent = dir.substr(0, slash)] { return env.syncDir(parent); });
+  }
+  Status synced = env.runConcurrently(round);
+  for (auto& w : written) {
+    Status c = w->close();
+    if (synced.isOk()) synced = c;
+  }
+  if (!synced.isOk()) {
+    if (!header_tmp.empty()) (void)env.removeFile(header_tmp);
+    return synced;
+  }
+  DARIUS_RETURN_IF_ERROR(io::commitTempFile(env, header_tmp, header_path));  // syncs `dir`
   return open(env, dir);
 }
 

@@ -60,4 +60,29 @@ Status writeFileAtomic(Env& env, const std::string& path, std::string_view conte
   return env.syncDir(parentDir(path)).withContext("atomic write of " + path);
 }
 
+Result<std::string> writeTempFile(Env& env, const std::string& path, std::string_view contents) {
+  std::string tmp = tempName(path);
+  Result<std::unique_ptr<WritableFile>> opened = env.openWritable(tmp, Env::OpenMode::kCreateNew);
+  if (!opened.ok()) return opened.status().withContext("atomic write of " + path);
+  std::unique_ptr<WritableFile> file = std::move(opened).value();
+  Status s = file->append(contents);
+  if (s.isOk()) s = file->sync();
+  Status closed = file->close();
+  if (s.isOk()) s = closed;
+  if (!s.isOk()) {
+    (void)env.removeFile(tmp);
+    return s.withContext("atomic write of " + path);
+  }
+  return tmp;
+}
+
+Status commitTempFile(Env& env, const std::string& tmp, const std::string& path) {
+  Status s = env.renameFile(tmp, path);
+  if (!s.isOk()) {
+    (void)env.removeFile(tmp);
+    return s.withContext("atomic write of " + path);
+  }
+  return env.syncDir(parentDir(path)).withContext("atomic write of " + path);
+}
+
 }  // namespace darius::io

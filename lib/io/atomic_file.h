@@ -35,6 +35,14 @@ namespace darius::io {
 Status writeFileAtomic(Env& env, const std::string& path, std::string_view contents,
                        mode_t mode = 0640);
 
+// writeFileAtomic in two halves, for a caller that syncs other files at the same time
+// (Env::runConcurrently) and must rename only after all of them are durable:
+// writeTempFile() writes and syncs a temporary file beside `path` (a name isAtomicTempName
+// recognises) and returns its path; commitTempFile() renames it over `path` and syncs the
+// directory. On an error either removes the temporary file (best effort).
+Result<std::string> writeTempFile(Env& env, const std::string& path, std::string_view contents);
+Status commitTempFile(Env& env, const std::string& tmp, const std::string& path);
+
 // True for a directory entry name that writeFileAtomic uses for its temporary files.
 bool isAtomicTempName(std::string_view name);
 
