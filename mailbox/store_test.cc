@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <set>
 #include <thread>
 
@@ -452,10 +453,15 @@ TEST_F(StoreTest, UidValidityNeverRepeatsAcrossRestartsOrAClockInThePast) {
   auto second = store_->create(*name);
   ASSERT_TRUE(second.ok()) << second.status().toString();
   EXPECT_GT(second->uidvalidity, first->uidvalidity);
-  // The last value is on disk; one far in the future (a clock that was ahead) is honoured.
+  // The last value is on disk, and one far in the future (a clock that was ahead) is
+  // honoured: the golden version-1 file (docs/formats/uidvalidity.md) holds 4000000000.
   std::string path = tmp_->file("data/darius.uidvalidity");
   EXPECT_EQ(*io::Env::posix()->readFile(path), std::to_string(second->uidvalidity) + "\n");
-  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(), path, "4000000000\n").isOk());
+  const char* src = std::getenv("DARIUS_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  auto golden = io::Env::posix()->readFile(std::string(src) + "/tests/data/formats/uidvalidity/v1");
+  ASSERT_TRUE(golden.ok());
+  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(), path, *golden).isOk());
   reopen();
   auto v = store_->newUidValidity();
   ASSERT_TRUE(v.ok());
