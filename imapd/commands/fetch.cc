@@ -163,7 +163,7 @@ asio::awaitable<Reply> run(Session& session, FetchArgs args) {
 
   fetch::MessageFetcher fetcher(session, sel, args, style);
   std::optional<std::vector<mailbox::IndexRecord>> left_index;
-  size_t failed = 0, unknown_cte = 0;
+  size_t failed = 0, unknown_cte = 0, too_big = 0;
   std::vector<MessageRef> batch;
   for (size_t start = 0; start < uids.size(); start += kBatch) {
     std::span<const uint32_t> slice(uids.data() + start, std::min(kBatch, uids.size() - start));
@@ -177,12 +177,18 @@ asio::awaitable<Reply> run(Session& session, FetchArgs args) {
       if (o == Outcome::kLost) co_return Reply::none();
       if (o == Outcome::kFailed) ++failed;
       if (o == Outcome::kUnknownCte) ++unknown_cte;
+      if (o == Outcome::kTooBig) ++too_big;
     }
   }
   if (unknown_cte > 0) {
     // RFC 3516 §4.3: the request fails with UNKNOWN-CTE; the other messages were answered.
     co_return Reply::no("Cannot decode the Content-Transfer-Encoding of some messages",
                         "UNKNOWN-CTE");
+  }
+  if (too_big > 0) {
+    // RFC 5530 §3 LIMIT: the items asked of one message would hold too much in memory
+    // (fetch_render.h); the other messages were answered.
+    co_return Reply::no("Too many large items for one message", "LIMIT");
   }
   if (failed > 0) co_return Reply::no("Some messages could not be read", "SERVERBUG");
   co_return Reply::ok("FETCH completed");

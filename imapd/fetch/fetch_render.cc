@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "imapd/fetch/fetch_binary.h"
 #include "imapd/session.h"
@@ -23,16 +24,15 @@ namespace {
 constexpr uint64_t kInlineRead = 64 * 1024;
 // Body literals are copied from the file in chunks of this size.
 constexpr uint64_t kChunk = 256 * 1024;
+// What one message's computed literals (decoded parts, header subsets) may hold, on top of
+// twice the message's size (a decoded text part can grow by its CRLFs): enough for every
+// distinct item a client has reason to ask for, and a bound on the hostile ones.
+constexpr uint64_t kHeldFloor = 8ull << 20;
 
 constexpr uint8_t kLeaf = 0;
 
 std::string originOf(const std::optional<Partial>& partial) {
   return partial ? "<" + std::to_string(partial->offset) + ">" : "";
-}
-
-std::string_view windowed(std::string_view data, const std::optional<Partial>& partial) {
-  Window w = windowOf(data.size(), partial);
-  return data.substr(w.offset, w.size);
 }
 
 // The part's [offset, offset + size) clamped to a file of `total` bytes.
@@ -75,7 +75,7 @@ void MessageFetcher::emit(std::string_view text) {
   pieces_.back().text.append(text);
 }
 
-void MessageFetcher::emitFileLiteral(uint64_t offset, uint64_t size) {
+void MessageFetcher::emitFileLiteral(uint64_t offset, uint64_t size, bool literal8) {
   if (size == 0) {
     emit("\"\"");
     return;
@@ -83,17 +83,48 @@ void MessageFetcher::emitFileLiteral(uint64_t offset, uint64_t size) {
   if (pieces_.empty() || pieces_.back().size != 0) pieces_.emplace_back();
   pieces_.back().offset = offset;
   pieces_.back().size = size;
+  pieces_.back().literal8 = literal8;
 }
 
-void MessageFetcher::emitLiteral(std::string_view data, bool binary) {
-  if (data.empty()) {
+void MessageFetcher::emitLiteral(std::shared_ptr<const std::string> data,
+                                 const std::optional<Partial>& partial, bool binary) {
+  Window w = windowOf(data->size(), partial);
+  if (w.size == 0) {
     emit("\"\"");
     return;
   }
+  if (pieces_.empty() || pieces_.back().size != 0) pieces_.emplace_back();
+  Piece& p = pieces_.back();
+  p.offset = w.offset;
+  p.size = w.size;
   // RFC 3516 §4.3: BINARY data with a NUL goes as a literal8.
-  emit(std::string(binary && needsLiteral8(data) ? "~{" : "{") + std::to_string(data.size()) +
-       "}\r\n");
-  emit(data);
+  p.literal8 = binary && needsLiteral8(std::string_view(*data).substr(w.offset, w.size));
+  p.mem = std::move(data);
+}
+
+Result<std::shared_ptr<const std::string>> MessageFetcher::keep(Loaded& m, const std::string& key,
+                                                                std::string data) {
+  const uint64_t cap = kHeldFloor + 2 * m.ref->record.size;
+  if (m.held + data.size() > cap) {
+    return Status::tooBig("the items of one message would hold more than " +
+                          std::to_string(cap) + " bytes");
+  }
+  m.held += data.size();
+  auto blob = std::make_shared<const std::string>(std::move(data));
+  m.blobs.emplace(key, blob);
+  return blob;
+}
+
+asio::awaitable<Result<bool>> MessageFetcher::fileHasNul(Loaded& m, uint64_t offset,
+                                                         uint64_t size) {
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = std::min(kChunk, size - done);
+    auto chunk = co_await read(m, offset + done, n);
+    if (!chunk.ok()) co_return chunk.status();
+    if (needsLiteral8(*chunk)) co_return true;
+    done += n;
+  }
+  co_return false;
 }
 
 std::string MessageFetcher::recordItem(const FetchItem& item, const mailbox::IndexRecord& r) const {
@@ -181,9 +212,16 @@ asio::awaitable<Status> MessageFetcher::prepareSection(Loaded& m, std::string_vi
   if (!whole) {
     if (Status s = co_await loadCache(m); !s.isOk()) co_return s;
     if (cachedHeaderServes(spec, m.parts)) {
-      std::string subset = mime::filterHeaderFields(m.cache->headers, spec.fields, false);
+      const std::string key = "H" + formatSection(spec);
+      auto blob = m.blobs.find(key);
+      if (blob == m.blobs.end()) {
+        auto kept =
+            keep(m, key, mime::filterHeaderFields(m.cache->headers, spec.fields, false));
+        if (!kept.ok()) co_return kept.status();
+        blob = m.blobs.find(key);
+      }
       emit(label);
-      emitLiteral(windowed(subset, partial), false);
+      emitLiteral(blob->second, partial, false);
       co_return Status::ok();
     }
   }
@@ -200,11 +238,18 @@ asio::awaitable<Status> MessageFetcher::prepareSection(Loaded& m, std::string_vi
       break;
     }
     case SectionTarget::Kind::kHeaderFields: {
-      auto block = co_await read(m, t.offset, t.size);
-      if (!block.ok()) co_return block.status();
-      std::string subset =
-          mime::filterHeaderFields(*block, spec.fields, spec.text == Text::kHeaderFieldsNot);
-      emitLiteral(windowed(subset, partial), false);
+      const std::string key = "H" + formatSection(spec);
+      auto blob = m.blobs.find(key);
+      if (blob == m.blobs.end()) {
+        auto block = co_await read(m, t.offset, t.size);
+        if (!block.ok()) co_return block.status();
+        auto kept = keep(m, key,
+                         mime::filterHeaderFields(*block, spec.fields,
+                                                  spec.text == Text::kHeaderFieldsNot));
+        if (!kept.ok()) co_return kept.status();
+        blob = m.blobs.find(key);
+      }
+      emitLiteral(blob->second, partial, false);
       break;
     }
   }
@@ -243,16 +288,24 @@ asio::awaitable<Status> MessageFetcher::prepareBinary(Loaded& m, const FetchItem
       if (cte == Cte::kUnknown) co_return Status::notSupported("unknown Content-Transfer-Encoding");
       if (cte == Cte::kIdentity) raw = body;
       if (!raw) {
-        auto encoded = co_await read(m, body.offset, body.size);
-        if (!encoded.ok()) co_return encoded.status();
-        auto decoded = decodeLeaf(header, *encoded);
-        if (!decoded.ok()) co_return decoded.status();
-        encoded->clear();
+        // Decoded once per message, whatever the number of items that window it.
+        const std::string key = "D" + std::to_string(*idx);
+        auto blob = m.blobs.find(key);
+        if (blob == m.blobs.end()) {
+          auto encoded = co_await read(m, body.offset, body.size);
+          if (!encoded.ok()) co_return encoded.status();
+          auto decoded = decodeLeaf(header, *encoded);
+          if (!decoded.ok()) co_return decoded.status();
+          encoded->clear();
+          auto kept = keep(m, key, std::move(*decoded));
+          if (!kept.ok()) co_return kept.status();
+          blob = m.blobs.find(key);
+        }
         emit(label);
         if (size_only) {
-          emit(std::to_string(decoded->size()));
+          emit(std::to_string(blob->second->size()));
         } else {
-          emitLiteral(windowed(*decoded, item.partial), true);
+          emitLiteral(blob->second, item.partial, true);
         }
         co_return Status::ok();
       }
@@ -263,11 +316,12 @@ asio::awaitable<Status> MessageFetcher::prepareBinary(Loaded& m, const FetchItem
     emit(std::to_string(raw->size));
     co_return Status::ok();
   }
-  // The bytes are needed in memory anyway, to see whether they hold a NUL (literal8).
+  // Streamed from the file like BODY[]; a scan for NUL first decides literal8 (RFC 3516
+  // §4.3), so the bytes are never all in memory.
   Window w = windowOf(raw->size, item.partial);
-  auto data = co_await read(m, raw->offset + w.offset, w.size);
-  if (!data.ok()) co_return data.status();
-  emitLiteral(*data, true);
+  auto nul = co_await fileHasNul(m, raw->offset + w.offset, w.size);
+  if (!nul.ok()) co_return nul.status();
+  emitFileLiteral(raw->offset + w.offset, w.size, *nul);
   co_return Status::ok();
 }
 
@@ -323,7 +377,13 @@ asio::awaitable<Outcome> MessageFetcher::fetch(const MessageRef& message) {
     if (!next(labels_[i])) continue;
     Status s = co_await prepareItem(m, args_.items[i], labels_[i]);
     if (s.isOk()) continue;
+    pieces_.clear();
     if (s.code() == base::Code::kNotSupported) co_return Outcome::kUnknownCte;
+    if (s.code() == base::Code::kTooBig) {
+      log::warning(session_.logContext(), "{}: FETCH of UID {}: {}", selected_.mailbox().dir(),
+                   r.uid, s.message());
+      co_return Outcome::kTooBig;
+    }
     if (!r.live()) co_return Outcome::kSkipped;  // expunged, and its data went with it
     log::error(session_.logContext(), "{}: FETCH of UID {}: {}", selected_.mailbox().dir(), r.uid,
                s.toString());
@@ -342,8 +402,7 @@ asio::awaitable<Outcome> MessageFetcher::write(Loaded& m) {
   net::Connection& conn = session_.connection();
   bool damaged = false;
   for (const Piece& p : pieces_) {
-    // Text can be large too (a decoded BINARY part): it goes out in chunks, so the output
-    // buffer never holds a second copy of it.
+    // Text is small (literal data is in `mem` or the file), but chunking it costs nothing.
     std::string_view text = p.text;
     while (text.size() > kChunk) {
       conn.write(text.substr(0, kChunk));
@@ -352,9 +411,15 @@ asio::awaitable<Outcome> MessageFetcher::write(Loaded& m) {
     }
     conn.write(text);
     if (p.size == 0) continue;
-    conn.write("{" + std::to_string(p.size) + "}\r\n");
+    conn.write((p.literal8 ? "~{" : "{") + std::to_string(p.size) + "}\r\n");
     for (uint64_t sent = 0; sent < p.size;) {
       uint64_t n = std::min(kChunk, p.size - sent);
+      if (p.mem) {
+        conn.write(std::string_view(*p.mem).substr(p.offset + sent, n));
+        sent += n;
+        if (!(co_await session_.flushIfLarge()).isOk()) co_return Outcome::kLost;
+        continue;
+      }
       Result<std::string> chunk = std::string();
       if (!damaged) chunk = co_await read(m, p.offset + sent, n);
       if (damaged || !chunk.ok()) {

@@ -9,6 +9,12 @@
 // copied from the file in chunks, flushing as the output passes the session's threshold, so
 // a FETCH 1:* BODY.PEEK[] holds at most about one message's decoded parts plus the threshold.
 //
+// Hostile item lists (up to FetchLimits::max_items, e.g. forty BINARY[1]<n.huge> with
+// different origins) must not multiply that: BINARY of an identity-encoded range streams from
+// the file like BODY[] (a chunked scan for NUL decides literal8 first), each decoded part and
+// each header subset is computed once per message and every item's window refers to that one
+// copy, and what a message holds in memory is capped (kTooBig, the command's NO [LIMIT]).
+//
 // What opens the file: BODY[...] sections and RFC822* (their bytes), HEADER.FIELDS of a trace
 // field or of an encapsulated message, HEADER.FIELDS.NOT, BINARY. FLAGS, INTERNALDATE, sizes,
 // ENVELOPE, BODY, BODYSTRUCTURE, PREVIEW and HEADER.FIELDS of the message's cached fields come
@@ -27,6 +33,8 @@
 
 #include <asio.hpp>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +66,7 @@ enum class Outcome : uint8_t {
   kSkipped,     // expunged meanwhile and no longer readable: nothing sent
   kFailed,      // the server could not read it (logged): nothing sent, or a damaged literal
   kUnknownCte,  // a BINARY item met an encoding it cannot decode: nothing sent
+  kTooBig,      // the items would hold more than the message's memory cap: nothing sent
   kLost,        // writing to the client failed: the command must stop
 };
 
@@ -69,12 +78,14 @@ class MessageFetcher {
   asio::awaitable<Outcome> fetch(const MessageRef& message);
 
  private:
-  // A run of response text, then (when size > 0) a literal of the file's bytes
-  // [offset, offset + size).
+  // A run of response text, then (when size > 0) a literal of the bytes [offset, offset +
+  // size) of `mem` if set, else of the file; "~{n}" (literal8) when `literal8`.
   struct Piece {
     std::string text;
     uint64_t offset = 0;
     uint64_t size = 0;
+    bool literal8 = false;
+    std::shared_ptr<const std::string> mem;
   };
   // What one message's items have loaded so far.
   struct Loaded {
@@ -82,6 +93,10 @@ class MessageFetcher {
     std::optional<mailbox::CacheEntry> cache;
     Parts parts;
     std::optional<MessageFile> file;
+    // Computed literal data (a decoded part, a header subset) by what it is, shared by every
+    // item that windows it; `held` is their total size.
+    std::map<std::string, std::shared_ptr<const std::string>> blobs;
+    uint64_t held = 0;
   };
 
   // `label` is the item's name in the response, origin included ("BODY[1]<0>").
@@ -98,10 +113,18 @@ class MessageFetcher {
   asio::awaitable<base::Result<std::string>> read(Loaded& m, uint64_t offset, uint64_t size);
   asio::awaitable<Outcome> write(Loaded& m);
 
+  // Keeps `data` as the blob `key` unless that would pass the message's cap (kTooBig).
+  base::Result<std::shared_ptr<const std::string>> keep(Loaded& m, const std::string& key,
+                                                        std::string data);
+  // Whether the file's bytes [offset, offset + size) hold a NUL (read in chunks).
+  asio::awaitable<base::Result<bool>> fileHasNul(Loaded& m, uint64_t offset, uint64_t size);
+
   // Layout helpers.
   void emit(std::string_view text);
-  void emitFileLiteral(uint64_t offset, uint64_t size);
-  void emitLiteral(std::string_view data, bool binary);
+  void emitFileLiteral(uint64_t offset, uint64_t size, bool literal8 = false);
+  // The window `partial` selects of `data`, as a literal (a literal8 for BINARY with a NUL).
+  void emitLiteral(std::shared_ptr<const std::string> data, const std::optional<Partial>& partial,
+                   bool binary);
   std::string recordItem(const FetchItem& item, const mailbox::IndexRecord& r) const;
 
   Session& session_;

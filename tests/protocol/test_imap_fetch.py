@@ -579,6 +579,37 @@ class FetchTest(unittest.TestCase):
             self.assertEqual(items["BODY[]"], msg, msn)
         self.assertLess(after - before, 20 * 1024, f"peak RSS grew from {before} to {after} KiB")
 
+    def test_many_windows_of_one_part_do_not_multiply_memory(self):
+        """40 BINARY windows of one 3 MiB base64 part, and 40 of the identity-encoded whole
+        message: each item used to hold its own copy of the bytes (120 MiB and more for one
+        message). Now a decoded part is held once and identity ranges stream from the file."""
+        m = self.connect()
+        m.create("Windows")
+        m.select("Windows")
+        data = bytes(range(256)) * (3 * 4096)  # 3 MiB with NULs: literal8
+        import base64
+        b64 = base64.encodebytes(data).replace(b"\n", CRLF)
+        msg = CRLF.join([b"From: a@example.com", b"Subject: windows",
+                         b'Content-Type: multipart/mixed; boundary="b"', b"", b"--b",
+                         b"Content-Type: application/octet-stream",
+                         b"Content-Transfer-Encoding: base64", b"", b64, b"--b--", b""])
+        uid = self.append(m, msg, "Windows")
+        before = peak_rss_kib(self.inst.proc.pid)
+        items = " ".join(f"BINARY.PEEK[1]<{i}.100000000>" for i in range(40))
+        got = self.fetch(m, uid, f"({items})")
+        for i in range(40):
+            self.assertIsInstance(got[f"BINARY[1]<{i}>"], Literal8)
+            self.assertEqual(got[f"BINARY[1]<{i}>"], data[i:], i)
+        del got
+        items = " ".join(f"BINARY.PEEK[]<{i}.100000000>" for i in range(40))
+        got = self.fetch(m, uid, f"({items})")
+        for i in range(40):
+            self.assertNotIsInstance(got[f"BINARY[]<{i}>"], Literal8)
+            self.assertEqual(got[f"BINARY[]<{i}>"], msg[i:], i)
+        del got
+        after = peak_rss_kib(self.inst.proc.pid)
+        self.assertLess(after - before, 40 * 1024, f"peak RSS grew from {before} to {after} KiB")
+
 
 class CorpusFetchTest(unittest.TestCase):
     """The shared corpus of real-world and broken messages (tests/data/mime/shared-corpus):
