@@ -64,7 +64,10 @@ std::string hex64(uint64_t v) {
 MessageFetcher::MessageFetcher(Session& session, SelectedMailbox& selected, const FetchArgs& args,
                                const UpdateStyle& style)
     : session_(session), selected_(selected), args_(args), style_(style) {
-  uid_first_ = args.by_uid || style.qresync || args.has(ItemKind::kUid);
+  // RFC 7162 §3.2.4: once CONDSTORE is on, a FETCH response with mod-sequence data carries
+  // the UID too (fetch() adds it for the \Seen case).
+  uid_first_ = args.by_uid || style.qresync || args.has(ItemKind::kUid) ||
+               (style.condstore && (args.has(ItemKind::kModseq) || args.changed_since));
   for (const FetchItem& item : args.items) {
     labels_.push_back(item.responseName() + originOf(item.partial));
   }
@@ -372,7 +375,8 @@ asio::awaitable<Outcome> MessageFetcher::fetch(const MessageRef& message) {
     done.push_back(key);
     return true;
   };
-  if (uid_first_ && next("UID")) emit(recordItem(itemOf(ItemKind::kUid), r));
+  const bool uid = uid_first_ || (message.flags_changed && style_.condstore);
+  if (uid && next("UID")) emit(recordItem(itemOf(ItemKind::kUid), r));
   for (size_t i = 0; i < args_.items.size(); ++i) {
     if (!next(labels_[i])) continue;
     Status s = co_await prepareItem(m, args_.items[i], labels_[i]);

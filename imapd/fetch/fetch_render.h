@@ -21,8 +21,9 @@
 // from the index record and the cache (mailbox/cache_format.h). A message whose cache entry
 // is missing or damaged is parsed from its file instead, and that is logged.
 //
-// Response layout: UID first when the command is UID FETCH or QRESYNC is on (RFC 7162 §3.2.4),
-// then the items in the order asked (repeats once), then MODSEQ for CHANGEDSINCE (RFC 7162
+// Response layout: UID first when the command is UID FETCH or QRESYNC is on, or under
+// CONDSTORE when the FETCH asks for MODSEQ (CHANGEDSINCE included) or sets \Seen (RFC 7162
+// §3.2.4: "both UID and mod-sequence data" in those responses), then the items in the order asked (repeats once), then MODSEQ for CHANGEDSINCE (RFC 7162
 // §3.1.4.1), then FLAGS (and MODSEQ under CONDSTORE) when this FETCH set \Seen
 // (RFC 9051 §6.4.5).
 //

@@ -517,6 +517,22 @@ class FetchTest(unittest.TestCase):
         with self.assertRaises(imaplib.IMAP4.error):
             m.uid("FETCH", "1:*", "(FLAGS) (CHANGEDSINCE 1 VANISHED)")
 
+    def test_condstore_responses_carry_the_uid(self):
+        """RFC 7162 §3.2.4: once CONDSTORE is on, a FETCH by sequence number that returns
+        MODSEQ, or that sets \\Seen, includes the UID as well."""
+        m = self.connect(mailbox=None, enable="CONDSTORE")
+        m.create("CondUid")
+        m.select("CondUid")
+        self.append(m, simple(b"u1"), "CondUid")
+        uid = self.append(m, simple(b"u2"), "CondUid")
+        for items in ("(MODSEQ)", "(FLAGS) (CHANGEDSINCE 1)", "(BODY[TEXT])"):
+            typ, data = m.fetch("2", items)
+            self.assertEqual(typ, "OK", data)
+            got = Reader(data).responses()[0][1]
+            self.assertEqual(got.get("UID"), str(uid), (items, data))
+            self.assertIn("MODSEQ", got, (items, data))
+        self.assertIn("\\Seen", got["FLAGS"])
+
     def test_vanished_with_qresync(self):
         m = self.connect(mailbox=None, enable="QRESYNC")
         m.create("Qr")
