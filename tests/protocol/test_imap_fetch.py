@@ -624,7 +624,9 @@ class FetchTest(unittest.TestCase):
             self.assertEqual(got[f"BINARY[]<{i}>"], msg[i:], i)
         del got
         after = peak_rss_kib(self.inst.proc.pid)
-        self.assertLess(after - before, 40 * 1024, f"peak RSS grew from {before} to {after} KiB")
+        # Copies per item would be 40 × 3 MiB and more; one shared copy stays far below (the
+        # margin is for ASan's quarantine of freed chunks).
+        self.assertLess(after - before, 90 * 1024, f"peak RSS grew from {before} to {after} KiB")
 
 
 class CorpusFetchTest(unittest.TestCase):
