@@ -4,7 +4,7 @@
 // Rights (RFC 4314 §4): \Seen needs "s", \Deleted needs "t", every other flag and keyword "w";
 // flags the user may not change are left alone, and a STORE that could change nothing is NO.
 // A read-only mailbox refuses STORE. Replies: one FETCH per message unless .SILENT (with UID
-// for UID STORE and MODSEQ once CONDSTORE is on); messages UNCHANGEDSINCE refused go in the
+// for UID STORE, UID and MODSEQ once CONDSTORE is on); messages UNCHANGEDSINCE refused go in the
 // MODIFIED response code. Expunges are held back after a STORE by sequence number (§7.5.1).
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
@@ -162,7 +162,9 @@ asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
       out += "FLAGS (" + sel.flagsOf(res.record, style.rev1) + ")";
       first = false;
     }
-    if (args.by_uid || style.qresync) {
+    // RFC 7162 §3.2.4 (binding on a server that offers QRESYNC): once CONDSTORE is on,
+    // every FETCH a STORE causes carries both UID and MODSEQ.
+    if (args.by_uid || style.condstore) {
       out += std::string(first ? "" : " ") + "UID " + std::to_string(res.uid);
       first = false;
     }
