@@ -35,7 +35,11 @@ asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
   if (!name.ok()) co_return noSuchMailbox();
   auto access = findMailbox(session, *name);
   if (!access.ok()) co_return replyFor(session, access.status(), "STATUS");
-  if (!access->has(mailbox::right::kRead)) co_return noSuchMailbox();
+  // RFC 4314 §4: STATUS needs "r". With "l" alone the mailbox is visible in LIST, so saying
+  // it does not exist would be inconsistent; without "l" findMailbox already said so.
+  if (!access->has(mailbox::right::kRead)) {
+    co_return Reply::no("STATUS: permission denied", "NOPERM");
+  }
   for (StatusItem i : args.items) {
     if (i == StatusItem::kHighestModseq) session.useCondstore();
   }

@@ -189,6 +189,10 @@ class ImapMailboxTest(unittest.TestCase):
         modseq = int(re.search(rb"HIGHESTMODSEQ (\d+)", b" ".join(untagged)).group(1))
         untagged, tagged = r.ok("STORE 1 (UNCHANGEDSINCE %d) +FLAGS (\\Flagged)" % modseq)
         self.assertTrue(any(b"MODSEQ" in u for u in untagged), untagged)
+        # RFC 7162 §3.2.4: under CONDSTORE a plain STORE's FETCH carries UID and MODSEQ too.
+        untagged, _ = r.ok("STORE 1 +FLAGS (\\Answered)")
+        self.assertTrue(any(re.match(rb"\* 1 FETCH \(FLAGS \(.*\) UID 1 MODSEQ \(\d+\)\)$", u)
+                            for u in untagged), untagged)
         untagged, tagged = r.ok("STORE 1 (UNCHANGEDSINCE %d) +FLAGS (\\Seen)" % modseq)
         self.assertIn(b"[MODIFIED 1]", tagged)
 
@@ -316,6 +320,13 @@ class ImapMailboxTest(unittest.TestCase):
             self.assertEqual(tagged.split(b" ", 1)[1], tagged_missing.split(b" ", 1)[1], cmd)
         _, tagged = b.command('APPEND "Other Users/alice/private" {3+}\r\nx\r\n')
         self.assertIn(b"TRYCREATE", tagged)
+        # With "l" alone the mailbox is visible, so STATUS says NOPERM rather than that it
+        # does not exist (RFC 4314 §4: STATUS needs "r").
+        darius("mailbox", "delete", "-C", self.inst.conf, "user/alice/lookonly", check=False)
+        darius("mailbox", "create", "-C", self.inst.conf, "user/alice/lookonly",
+               "--acl", "alice lrswipkxtean bob l")
+        _, tagged = b.command('STATUS "Other Users/alice/lookonly" (MESSAGES)')
+        self.assertRegex(tagged, rb"^t\d+ NO \[NOPERM\] ")
 
     def test_bad_input_gets_bad_and_the_session_goes_on(self):
         r = self.raw()
