@@ -1,5 +1,7 @@
 #include "lib/io/task_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace darius::io {
@@ -14,7 +16,7 @@ struct TaskPool::Batch {
   size_t running = 0;  // handed to workers and not finished; guarded by mu
 };
 
-TaskPool::TaskPool(size_t threads) {
+TaskPool::TaskPool(size_t threads) : owner_pid_(::getpid()) {
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
 }
@@ -57,17 +59,28 @@ void TaskPool::work() {
 
 Status TaskPool::runAll(std::span<const std::function<Status()>> tasks) {
   if (tasks.empty()) return Status::ok();
+  if (::getpid() != owner_pid_) {
+    // A forked child: the pool's threads are not here, and its locks may be held forever.
+    Status first = Status::ok();
+    for (const auto& t : tasks) {
+      Status s = t();
+      if (first.isOk() && !s.isOk()) first = std::move(s);
+    }
+    return first;
+  }
   Batch b;
   b.tasks = tasks;
   b.results.resize(tasks.size());
   if (tasks.size() > 1 && !threads_.empty()) {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      for (size_t i = 1; i < tasks.size(); ++i) queue_.push_back({&b, i});
-    }
+    // Counted before any is queued: a worker may take and finish one at once, and its
+    // decrement must not be overwritten (that lost the wakeup and hung the caller).
     {
       std::lock_guard<std::mutex> g(b.mu);
       b.running = tasks.size() - 1;
+    }
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      for (size_t i = 1; i < tasks.size(); ++i) queue_.push_back({&b, i});
     }
     for (size_t i = 1; i < tasks.size(); ++i) cv_.notify_one();
   }

@@ -11,10 +11,17 @@
 // (never to a deadlock or a long queue), and a task may itself block on other threads (a
 // change-log append waiting for its group's leader) without starving anyone.
 //
+// Fork: a child forked while the pool has threads inherits the pool's mutex and condition
+// variable in whatever state the parent's threads left them, and none of the threads, so any
+// use could hang (the multi-process tests fork). In any process but the one that made the
+// pool, runAll() runs every task in the caller and never touches the pool's state.
+//
 // Ownership: shared() is a process-wide pool, created on first use and never destroyed (its
 // threads may be blocked in a syscall at exit). Thread-safety: runAll() may be called from any
 // thread at once, from a task too (the caller rule makes that safe).
 #pragma once
+
+#include <sys/types.h>
 
 #include <condition_variable>
 #include <cstddef>
@@ -56,6 +63,7 @@ class TaskPool {
   std::deque<Item> queue_;  // guarded by mu_
   bool stop_ = false;       // guarded by mu_
   std::vector<std::thread> threads_;
+  pid_t owner_pid_;  // the process whose threads these are (see Fork above)
 };
 
 }  // namespace darius::io

@@ -7,6 +7,9 @@
 #include <latch>
 #include <thread>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "lib/io/env.h"
 
 namespace darius::io {
@@ -88,6 +91,40 @@ TEST(TaskPool, ManyCallersAtOnce) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(ran.load(), 8 * 200 * 3);
+}
+
+TEST(TaskPool, AForkedChildRunsTasksItself) {
+  // A child made while the parent's workers wait on, or are being woken through, the pool's
+  // condition variable and mutex inherits them mid-use without the workers; using the pool
+  // there hung the multi-process mailbox test. Fork while another thread keeps the pool busy.
+  TaskPool pool(3);
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    std::vector<std::function<Status()>> tasks(4, [] { return Status::ok(); });
+    while (!stop.load()) (void)pool.runAll(tasks);
+  });
+  int hung = 0, failed = 0;
+  for (int child_no = 0; child_no < 20; ++child_no) {
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::alarm(5);  // a hang ends the child by SIGALRM, which the parent counts
+      int ran = 0;
+      std::vector<std::function<Status()>> tasks(5, [&ran] { ++ran; return Status::ok(); });
+      for (int round = 0; round < 20; ++round) {
+        if (!pool.runAll(tasks).isOk()) ::_exit(2);
+      }
+      ::_exit(ran == 100 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    if (!WIFEXITED(status)) ++hung;
+    else if (WEXITSTATUS(status) != 0) ++failed;
+  }
+  stop = true;
+  busy.join();
+  EXPECT_EQ(hung, 0);
+  EXPECT_EQ(failed, 0);
 }
 
 TEST(EnvRunConcurrently, PosixRunsTasksAtOnceAndTheDefaultInOrder) {
