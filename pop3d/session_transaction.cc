@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "lib/io/fd.h"
@@ -105,12 +106,26 @@ asio::awaitable<Session::Next> Session::cmdTop(const Command& cmd) {
 asio::awaitable<Session::Next> Session::sendMessage(const Maildrop::Message& m,
                                                     std::optional<uint32_t> body_lines) {
   const std::string path = maildrop_->path(m);
-  // Opened before the +OK, so a message whose file is gone gets a -ERR, not a broken reply.
-  auto fd = co_await conn_->offload([&] { return io::openFile(path, O_RDONLY | O_CLOEXEC); });
-  if (!fd.ok()) {
-    log::error(log_, "message file {}: {}", path, fd.status().toString());
-    reply(fd.status().isNotFound() ? "-ERR Message is no longer available"
-                                   : "-ERR [SYS/TEMP] Cannot read the message now");
+  // One blocking-pool hop opens the file and reads its first piece (all of most messages);
+  // each read asks for no more than the message's size, so a small message costs a small
+  // buffer. Opened before the +OK, so a message whose file is gone gets a -ERR.
+  auto pieceAt = [&m](int fd, uint64_t offset) {
+    return readPiece(fd, offset, static_cast<size_t>(std::min<uint64_t>(
+                                     kReadPiece, m.size > offset ? m.size - offset : 0)));
+  };
+  struct Opened {
+    io::UniqueFd fd;
+    std::string first;
+  };
+  auto opened = co_await conn_->offload([&]() -> base::Result<Opened> {
+    DARIUS_ASSIGN_OR_RETURN(io::UniqueFd fd, io::openFile(path, O_RDONLY | O_CLOEXEC));
+    DARIUS_ASSIGN_OR_RETURN(std::string first, pieceAt(fd.get(), 0));
+    return Opened{std::move(fd), std::move(first)};
+  });
+  if (!opened.ok()) {
+    log::error(log_, "message file {}: {}", path, opened.status().toString());
+    reply(opened.status().isNotFound() ? "-ERR Message is no longer available"
+                                       : "-ERR [SYS/TEMP] Cannot read the message now");
     co_return Next::kContinue;
   }
   reply(body_lines ? std::string("+OK Top of message follows")
@@ -118,8 +133,11 @@ asio::awaitable<Session::Next> Session::sendMessage(const Maildrop::Message& m,
   DotStuffer stuffer(body_lines);
   uint64_t offset = 0;
   std::string out;
+  base::Result<std::string> piece = std::move(opened->first);
   for (bool more = true; more;) {
-    auto piece = co_await conn_->offload([&] { return readPiece(fd->get(), offset, kReadPiece); });
+    if (offset > 0) {
+      piece = co_await conn_->offload([&] { return pieceAt(opened->fd.get(), offset); });
+    }
     if (!piece.ok()) {
       log::error(log_, "reading {} failed mid-reply: {}", path, piece.status().toString());
       co_return Next::kClose;  // the +OK is out: only dropping the connection is honest now
@@ -127,7 +145,7 @@ asio::awaitable<Session::Next> Session::sendMessage(const Maildrop::Message& m,
     if (piece->empty()) break;
     offset += piece->size();
     out.clear();
-    more = stuffer.feed(*piece, out) && piece->size() == kReadPiece;
+    more = stuffer.feed(*piece, out) && offset < m.size;
     conn_->write(out);
     if (conn_->pendingOutput() >= kReadPiece) {
       if (!(co_await conn_->flush()).isOk()) co_return Next::kClose;
