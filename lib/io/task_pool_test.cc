@@ -104,13 +104,16 @@ TEST(TaskPool, AForkedChildRunsTasksItself) {
     while (!stop.load()) (void)pool.runAll(tasks);
   });
   int hung = 0, failed = 0;
+  // Made before the fork: the child must not allocate, since another thread may hold the
+  // allocator's lock at that instant (ASan's allocator is not fork-safe), which would hang the
+  // child for a reason that is not the pool's.
+  int ran = 0;
+  std::vector<std::function<Status()>> tasks(5, [&ran] { ++ran; return Status::ok(); });
   for (int child_no = 0; child_no < 20; ++child_no) {
     pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
       ::alarm(5);  // a hang ends the child by SIGALRM, which the parent counts
-      int ran = 0;
-      std::vector<std::function<Status()>> tasks(5, [&ran] { ++ran; return Status::ok(); });
       for (int round = 0; round < 20; ++round) {
         if (!pool.runAll(tasks).isOk()) ::_exit(2);
       }
