@@ -24,6 +24,9 @@ TEST_F(ImapServerTest, GreetingAnnouncesCapabilities) {
   EXPECT_EQ(c->line(), "* OK [CAPABILITY " + kPlainCaps + "] test.example Darius IMAP ready");
   EXPECT_EQ(c->command("a CAPABILITY"),
             (Lines{"* CAPABILITY " + kPlainCaps, "a OK CAPABILITY completed"}));
+  // RFC 7888 §5: never LITERAL+ and LITERAL- together.
+  EXPECT_NE(kPlainCaps.find(" LITERAL+ "), std::string::npos);
+  EXPECT_EQ(kPlainCaps.find("LITERAL-"), std::string::npos);
 }
 
 TEST_F(ImapServerTest, StartTlsChangesCapabilities) {

@@ -59,8 +59,10 @@ base::Result<std::unique_ptr<PreparedCommand>> parseUidFetch(ArgParser& p);
 
 // The capabilities every session has, whatever its state; APPENDLIMIT=<n> (from the config)
 // and the state-dependent ones follow them in capabilityList().
+// LITERAL+ only: it accepts every non-synchronizing literal LITERAL- would (RFC 7888 §5 says
+// a server MUST NOT advertise both; IMAP4rev2 clients may assume LITERAL- anyway).
 inline constexpr std::string_view kStaticCapabilities =
-    "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ LITERAL- ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
+    "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
     "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
     "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW";
 
