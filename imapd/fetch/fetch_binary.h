@@ -4,10 +4,7 @@
 // Composite parts (multipart/*, message/*) can only have an identity encoding (RFC 2045
 // §6.4), so their bytes come back as they are.
 //
-// Decoders are lenient, as real mail needs: base64 skips characters outside its alphabet and
-// restarts after padding (so concatenated encodings decode); quoted-printable keeps a stray
-// "=" and drops the white space transports add at line ends (RFC 2045 §6.7 rules 3 and 5).
-// Decoded text/* content gets CRLF line ends (RFC 3516 §6: textual sections always travel
+// The decoders are lib/mime's (transfer_encoding.h), shared with SEARCH. Decoded text/* content gets CRLF line ends (RFC 3516 §6: textual sections always travel
 // with CRLF), since a base64-encoded text may hold bare LF.
 //
 // Thread-safety: pure functions.
@@ -28,8 +25,6 @@ Cte cteOf(std::string_view header_block);
 // The part's Content-Type is text/*, or absent or invalid (the text/plain default).
 bool isTextPart(std::string_view header_block);
 
-std::string decodeBase64(std::string_view in);
-std::string decodeQuotedPrintable(std::string_view in);
 // Every LF not preceded by CR becomes CRLF.
 std::string crlfLineEnds(std::string in);
 

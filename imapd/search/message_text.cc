@@ -4,6 +4,7 @@
 #include "lib/mime/charset.h"
 #include "lib/mime/content_fields.h"
 #include "lib/mime/rfc2047.h"
+#include "lib/mime/transfer_encoding.h"
 #include "lib/proto/chars.h"
 
 namespace darius::imapd::search {
@@ -11,13 +12,6 @@ namespace darius::imapd::search {
 using proto::equalsIgnoreCase;
 
 namespace {
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
 
 std::string trimEncoding(std::string_view e) {
   while (!e.empty() && (e.front() == ' ' || e.front() == '\t')) e.remove_prefix(1);
@@ -63,40 +57,10 @@ std::string decodedHeaderText(const mime::Header& header) {
   return out;
 }
 
-std::string decodeQuotedPrintable(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c != '=') {
-      out.push_back(c);
-      continue;
-    }
-    if (i + 2 < in.size() && hexValue(in[i + 1]) >= 0 && hexValue(in[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hexValue(in[i + 1]) * 16 + hexValue(in[i + 2])));
-      i += 2;
-      continue;
-    }
-    // A soft line break: "=" then optional transport padding, then the line end.
-    size_t j = i + 1;
-    while (j < in.size() && (in[j] == ' ' || in[j] == '\t')) ++j;
-    if (j < in.size() && in[j] == '\n') {
-      i = j;
-    } else if (j + 1 < in.size() && in[j] == '\r' && in[j + 1] == '\n') {
-      i = j + 1;
-    } else if (j == in.size()) {
-      i = j;  // "=" at the very end: a soft break before the end of the part
-    } else {
-      out.push_back(c);  // a stray "=" is kept (RFC 2045 §6.7, note 4)
-    }
-  }
-  return out;
-}
-
 std::string decodeTransferEncoding(std::string_view body, std::string_view encoding) {
   std::string e = trimEncoding(encoding);
-  if (equalsIgnoreCase(e, "base64")) return mime::decodeBase64Lenient(body);
-  if (equalsIgnoreCase(e, "quoted-printable")) return decodeQuotedPrintable(body);
+  if (equalsIgnoreCase(e, "base64")) return mime::decodeBase64Body(body);
+  if (equalsIgnoreCase(e, "quoted-printable")) return mime::decodeQuotedPrintable(body);
   return std::string(body);
 }
 

@@ -41,13 +41,9 @@ std::vector<std::string> decodedFieldValues(const mime::Header& header, std::str
 std::string decodedHeaderText(const mime::Header& header);
 
 // A body with its Content-Transfer-Encoding undone: base64 and quoted-printable are decoded
-// (leniently, as real mail needs), anything else (7bit, 8bit, binary, unknown) is returned as
-// it is.
+// by lib/mime's decoders (transfer_encoding.h, shared with FETCH BINARY), anything else
+// (7bit, 8bit, binary, unknown) is returned as it is.
 std::string decodeTransferEncoding(std::string_view body, std::string_view encoding);
-
-// RFC 2045 §6.7 quoted-printable, lenient: soft line breaks removed, "=XX" decoded in either
-// case, a stray "=" kept.
-std::string decodeQuotedPrintable(std::string_view body);
 
 // The body of a leaf part as UTF-8: transfer-decoded, then converted from its charset
 // parameter (us-ascii by default). Text in an unknown charset, or labelled US-ASCII but

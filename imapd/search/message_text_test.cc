@@ -29,17 +29,6 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-TEST(MessageText, QuotedPrintable) {
-  EXPECT_EQ(decodeQuotedPrintable("caf=E9 =3D ok"), "caf\xe9 = ok");
-  EXPECT_EQ(decodeQuotedPrintable("soft=\r\nbreak"), "softbreak");
-  EXPECT_EQ(decodeQuotedPrintable("soft=  \r\nbreak"), "softbreak");
-  EXPECT_EQ(decodeQuotedPrintable("lf=\nonly"), "lfonly");
-  EXPECT_EQ(decodeQuotedPrintable("lower=e9"), "lower\xe9");
-  EXPECT_EQ(decodeQuotedPrintable("stray = sign=ZZ"), "stray = sign=ZZ");
-  EXPECT_EQ(decodeQuotedPrintable("end="), "end");
-  EXPECT_EQ(decodeQuotedPrintable("=4"), "=4");
-}
-
 TEST(MessageText, TransferEncodings) {
   EXPECT_EQ(decodeTransferEncoding("aGVsbG8g\r\nd29ybGQ=\r\n", "base64"), "hello world");
   EXPECT_EQ(decodeTransferEncoding("aGVsbG8=", " BASE64 "), "hello");
