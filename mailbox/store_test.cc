@@ -55,11 +55,25 @@ class StoreTest : public ::testing::Test {
     return o;
   }
 
-  void reopen() {
+  void reopen() { reopen(options()); }
+  void reopen(StoreOptions o) {
     store_.reset();
-    auto s = Store::open(options());
+    auto s = Store::open(std::move(o));
     ASSERT_TRUE(s.ok()) << s.status().toString();
     store_ = std::move(*s);
+  }
+
+  // alice's new INBOX with 300 delivered messages (UIDs 1..300), for the compaction tests.
+  MailboxName inboxOfThreeHundred() {
+    MailboxName inbox = personal("alice");
+    EXPECT_TRUE(store_->create(inbox).ok());
+    for (int i = 0; i < 6; ++i) deliver(inbox, i * 50, 50);
+    return inbox;
+  }
+  static std::vector<uint32_t> uidsUpTo(uint32_t last) {
+    std::vector<uint32_t> uids;
+    for (uint32_t uid = 1; uid <= last; ++uid) uids.push_back(uid);
+    return uids;
   }
 
   // Delivers `n` messages into `name` through the group-committed path.
@@ -472,15 +486,12 @@ TEST_F(StoreTest, UidValidityNeverRepeatsAcrossRestartsOrAClockInThePast) {
 }
 
 TEST_F(StoreTest, ExpungesPastTheThresholdRewriteIndexAndCache) {
-  MailboxName inbox = personal("alice");
-  ASSERT_TRUE(store_->create(inbox).ok());
-  for (int i = 0; i < 6; ++i) deliver(inbox, i * 50, 50);
+  MailboxName inbox = inboxOfThreeHundred();
   auto m = store_->openMailbox(inbox);
   ASSERT_TRUE(m.ok());
   std::string cache = dirOf(inbox) + "/darius.cache";
   uint64_t before = *io::Env::posix()->fileSize(cache);
-  std::vector<uint32_t> doomed;
-  for (uint32_t uid = 1; uid <= 280; ++uid) doomed.push_back(uid);
+  std::vector<uint32_t> doomed = uidsUpTo(280);
   // A reader holding the old snapshot while the rewrite happens.
   auto reader = store_->openMailbox(inbox);
   ASSERT_TRUE(reader.ok());
@@ -511,19 +522,13 @@ TEST_F(StoreTest, CacheCompactionFollowsTheConfiguredThreshold) {
   // A threshold above the dead space: the index is rewritten, the cache is left as it is.
   StoreOptions o = options();
   o.compact_policy.min_dead_bytes = 1ull << 40;
-  store_.reset();
-  auto s = Store::open(o);
-  ASSERT_TRUE(s.ok()) << s.status().toString();
-  store_ = std::move(*s);
-  MailboxName inbox = personal("alice");
-  ASSERT_TRUE(store_->create(inbox).ok());
-  for (int i = 0; i < 6; ++i) deliver(inbox, i * 50, 50);
+  reopen(o);
+  MailboxName inbox = inboxOfThreeHundred();
   auto m = store_->openMailbox(inbox);
   ASSERT_TRUE(m.ok());
   std::string cache = dirOf(inbox) + "/darius.cache";
   uint64_t before = *io::Env::posix()->fileSize(cache);
-  std::vector<uint32_t> doomed;
-  for (uint32_t uid = 1; uid <= 280; ++uid) doomed.push_back(uid);
+  std::vector<uint32_t> doomed = uidsUpTo(280);
   ASSERT_TRUE(m->mailbox->expunge(doomed).ok());
   EXPECT_EQ(m->mailbox->recordCount(), 20u) << "expunged records left the index";
   EXPECT_EQ(*io::Env::posix()->fileSize(cache), before);

@@ -1,5 +1,6 @@
 """Starts real dariusd instances for protocol tests: `darius init --ephemeral-ports` in a
 temporary directory, dariusd in the background, the real ports read from run/listeners."""
+import imaplib
 import os
 import shutil
 import signal
@@ -111,3 +112,11 @@ class Instance:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def logout_quietly(m):
+    """Cleanup for an imaplib client: LOGOUT if the connection is still there."""
+    try:
+        m.logout()
+    except (OSError, imaplib.IMAP4.error):
+        pass

@@ -11,7 +11,7 @@ import re
 import time
 import unittest
 
-from darius_harness import Instance
+from darius_harness import Instance, logout_quietly
 
 CRLF = b"\r\n"
 
@@ -190,7 +190,7 @@ class FetchTest(unittest.TestCase):
 
     def connect(self, mailbox="INBOX", readonly=False, enable=None):
         m = imaplib.IMAP4("127.0.0.1", self.inst.port("imap"), timeout=60)
-        self.addCleanup(self._close, m)
+        self.addCleanup(logout_quietly, m)
         m.login("alice", "alice-secret")
         if enable:
             typ, _ = m._simple_command("ENABLE", enable)
@@ -202,13 +202,6 @@ class FetchTest(unittest.TestCase):
             typ, data = m.select(mailbox, readonly=readonly)
             self.assertEqual(typ, "OK", data)
         return m
-
-    @staticmethod
-    def _close(m):
-        try:
-            m.logout()
-        except (OSError, imaplib.IMAP4.error):
-            pass
 
     def append(self, m, message, mailbox="INBOX", flags=None, date=None):
         typ, data = m.append(mailbox, flags, date, message)
@@ -648,7 +641,7 @@ class CorpusFetchTest(unittest.TestCase):
 
     def test_every_item_of_every_corpus_message(self):
         m = imaplib.IMAP4("127.0.0.1", self.inst.port("imap"), timeout=120)
-        self.addCleanup(FetchTest._close, m)
+        self.addCleanup(logout_quietly, m)
         m.login("alice", "alice-secret")
         m.create("Corpus")
         stored = []

@@ -9,7 +9,7 @@ import imaplib
 import re
 import unittest
 
-from darius_harness import Instance, darius
+from darius_harness import Instance, darius, logout_quietly
 
 LIST_RE = re.compile(rb'^\((?P<attrs>[^)]*)\) "(?P<sep>.)" (?P<name>"(?:[^"\\]|\\.)*"|\S+)'
                      rb'(?P<ext> .*)?$')
@@ -64,15 +64,8 @@ class ListClient:
 
     def alice(self):
         m = self.login("alice", "alice-secret")
-        self.addCleanup(self._close, m)
+        self.addCleanup(logout_quietly, m)
         return m
-
-    @staticmethod
-    def _close(m):
-        try:
-            m.logout()
-        except (OSError, imaplib.IMAP4.error):
-            pass
 
     def list(self, m, *args, command="LIST"):
         typ, data = m._simple_command(command, *args)
@@ -242,7 +235,7 @@ class OtherUsersTest(ListClient, unittest.TestCase):
     def test_other_users_mailboxes(self):
         m = self.alice()
         b = self.login("bob", "bob-secret")  # makes bob's INBOX
-        self.addCleanup(self._close, b)
+        self.addCleanup(logout_quietly, b)
         self.assertEqual(b.create("Private")[0], "OK")
         self.assertEqual(b.create("Private/hidden")[0], "OK")
         self.assertNotIn("Other Users", self.list(m, '""', "%"))

@@ -12,7 +12,7 @@ import imaplib
 import re
 import unittest
 
-from darius_harness import Instance
+from darius_harness import Instance, logout_quietly
 
 CRLF = b"\r\n"
 
@@ -154,7 +154,7 @@ class SearchTest(unittest.TestCase):
 
     def imap(self, mailbox="search", readonly=True, rev2=False):
         m = self.connect()
-        self.addCleanup(self._close, m)
+        self.addCleanup(logout_quietly, m)
         if rev2:
             typ, _ = m.enable("IMAP4rev2")
             self.assertEqual(typ, "OK")
@@ -162,13 +162,6 @@ class SearchTest(unittest.TestCase):
             typ, dat = m.select(mailbox, readonly=readonly)
             self.assertEqual(typ, "OK", dat)
         return m
-
-    @staticmethod
-    def _close(m):
-        try:
-            m.logout()
-        except (OSError, imaplib.IMAP4.error):
-            pass
 
     def search(self, m, *criteria, charset=None, literal=None):
         if literal is not None:
@@ -407,7 +400,7 @@ class SearchTest(unittest.TestCase):
 
     def test_recent_new_old(self):
         a = self.connect()
-        self.addCleanup(self._close, a)
+        self.addCleanup(logout_quietly, a)
         for i in range(1, 4):
             flags = r"(\Seen)" if i == 2 else None
             self.assertEqual(a.append("recent", flags, None, msg(b"Subject: r%d" % i, b"", b"x"))[0], "OK")
@@ -423,7 +416,7 @@ class SearchTest(unittest.TestCase):
 
     def test_expunges_are_held_back_during_search_by_sequence_number(self):
         a = self.connect()
-        self.addCleanup(self._close, a)
+        self.addCleanup(logout_quietly, a)
         a.create("held")
         for i in range(1, 4):
             a.append("held", None, None, msg(b"Subject: h%d" % i, b"", b"x"))
