@@ -17,6 +17,7 @@ enum Tag : uint8_t {
   kTagHeaders = 4,
   kTagSections = 5,
   kTagPreview = 6,
+  kTagGuid = 7,
 };
 
 void putU32(std::string& out, uint32_t v) {
@@ -69,8 +70,9 @@ Result<uint64_t> decodeCacheHeader(std::string_view in) {
   return gen;
 }
 
-std::string encodeCacheRecord(const CacheEntry& e) {
+std::string encodeCacheRecord(const CacheEntry& e, std::string_view guid) {
   std::string payload;
+  putField(payload, kTagGuid, std::string(guid));
   putField(payload, kTagEnvelope, e.envelope);
   putField(payload, kTagBodystructure, e.bodystructure);
   putField(payload, kTagBody, e.body);
@@ -85,7 +87,8 @@ std::string encodeCacheRecord(const CacheEntry& e) {
   return out;
 }
 
-Result<CacheEntry> decodeCacheRecord(std::string_view in) {
+Result<CacheEntry> decodeCacheRecord(std::string_view in, std::string* guid) {
+  if (guid != nullptr) guid->clear();
   if (in.size() < kCacheRecordOverhead) return Status::corruption("cache record truncated");
   uint32_t len = getU32(in, 0);
   if (len > kMaxCacheRecord || len > in.size() - kCacheRecordOverhead) {
@@ -111,6 +114,9 @@ Result<CacheEntry> decodeCacheRecord(std::string_view in) {
       case kTagHeaders: e.headers = std::move(value); break;
       case kTagSections: e.sections = std::move(value); break;
       case kTagPreview: e.preview = std::move(value); break;
+      case kTagGuid:
+        if (guid != nullptr) *guid = std::move(value);
+        break;
       default: break;  // a field of a later minor version
     }
   }

@@ -38,8 +38,12 @@ std::string encodeCacheHeader(uint64_t generation);
 base::Result<uint64_t> decodeCacheHeader(std::string_view bytes);
 
 // The whole record: length, CRC and payload.
-std::string encodeCacheRecord(const CacheEntry& e);
+// `guid` (the message's 20-byte SHA-1, raw) goes into the record as field 7: it binds the
+// record to its message, so that bytes that were never written (zeros, or another file's old
+// blocks after a crash) cannot pass for it. Records written before field 7 have none.
+std::string encodeCacheRecord(const CacheEntry& e, std::string_view guid = {});
 // `bytes` starts at a record and may run to the end of the file; kCorruption names the reason.
-base::Result<CacheEntry> decodeCacheRecord(std::string_view bytes);
+// `guid`, when given, receives field 7 (empty if the record has none).
+base::Result<CacheEntry> decodeCacheRecord(std::string_view bytes, std::string* guid = nullptr);
 
 }  // namespace darius::mailbox

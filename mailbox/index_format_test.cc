@@ -8,6 +8,7 @@
 
 #include "mailbox/cache_format.h"
 #include "mailbox/header_file.h"
+#include "mailbox/message_stage.h"
 
 namespace darius::mailbox {
 namespace {
@@ -149,6 +150,36 @@ TEST(CacheFormat, RoundTripSkipsUnknownTagsAndDetectsDamage) {
   auto gen = decodeCacheHeader(encodeCacheHeader(7));
   ASSERT_TRUE(gen.ok());
   EXPECT_EQ(*gen, 7u);
+}
+
+// The cache golden file (tests/data/formats/cache/v1, written from docs/formats/cache.md):
+// a record from before field 7 and one with the GUID must decode the same forever.
+TEST(CacheFormat, GoldenFileV1) {
+  std::ifstream in(sourceDir() + "/tests/data/formats/cache/v1/darius.cache", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string file = ss.str();
+  ASSERT_EQ(file.size(), 32u + 68u + 93u);
+  auto gen = decodeCacheHeader(file);
+  ASSERT_TRUE(gen.ok()) << gen.status().toString();
+  EXPECT_EQ(*gen, 3u);
+  EXPECT_EQ(file.substr(0, 32), encodeCacheHeader(3));
+  CacheEntry want;
+  want.envelope = "(NIL \"golden\" NIL NIL NIL NIL NIL NIL NIL NIL)";
+  want.preview = "body";
+  std::string guid = "x";
+  auto old = decodeCacheRecord(std::string_view(file).substr(32), &guid);
+  ASSERT_TRUE(old.ok()) << old.status().toString();
+  EXPECT_EQ(*old, want);
+  EXPECT_TRUE(guid.empty());
+  EXPECT_EQ(file.substr(32, 68), encodeCacheRecord(want));
+  Guid g = sha1Of("Subject: golden\r\n\r\nbody\r\n");
+  std::string_view gv(reinterpret_cast<const char*>(g.data()), g.size());
+  auto rec = decodeCacheRecord(std::string_view(file).substr(100), &guid);
+  ASSERT_TRUE(rec.ok()) << rec.status().toString();
+  EXPECT_EQ(*rec, want);
+  EXPECT_EQ(guid, gv);
+  EXPECT_EQ(file.substr(100), encodeCacheRecord(want, gv));
 }
 
 TEST(HeaderFile, RoundTripEscapesAndRefusesDamage) {

@@ -100,12 +100,14 @@ Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& 
   if (!h.ok()) return h.status();
   m->header_ = std::move(*h);
   DARIUS_RETURN_IF_ERROR(m->refresh());
-  if (m->tail_suspect_) {
+  // Only after a crash: writers settle their own appends before they unlock, and refresh()
+  // waits for them (shared lock).
+  if (m->tail_suspect_ || m->tailUnsettled()) {
     io::FileLock l;
     DARIUS_RETURN_IF_ERROR(m->lock(io::LockMode::kExclusive, &l));
     DARIUS_RETURN_IF_ERROR(m->remapIndex());
     DARIUS_RETURN_IF_ERROR(m->loadIndexHeader());
-    if (m->tail_suspect_) DARIUS_RETURN_IF_ERROR(m->repairTornAppend());
+    DARIUS_RETURN_IF_ERROR(m->settleTail());
   }
   return m;
 }
@@ -250,12 +252,22 @@ Result<CacheEntry> Mailbox::cache(const IndexRecord& r) const {
                               std::to_string(r.cache_offset) + " is inside the header");
   }
   DARIUS_RETURN_IF_ERROR(remapCache(r.cache_offset + kCacheRecordOverhead));
-  auto e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset));
+  std::string guid;
+  auto e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset), &guid);
   if (!e.ok() && e.status().message().find("runs past") != std::string::npos) {
     // The mapping may predate the record's payload; map the whole file again and retry.
     cache_map_.reset();
     DARIUS_RETURN_IF_ERROR(remapCache(r.cache_offset + kCacheRecordOverhead));
-    e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset));
+    e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset), &guid);
+  }
+  if (e.ok()) {
+    // Bytes that were never written (docs/formats/cache.md, "Crash safety") decode as an empty
+    // record or name another message; every real record has an ENVELOPE or, since field 7,
+    // its message's GUID.
+    std::string_view want(reinterpret_cast<const char*>(r.guid.data()), r.guid.size());
+    if (!guid.empty() ? guid != want : *e == CacheEntry{}) {
+      e = Status::corruption(guid.empty() ? "empty cache record" : "cache record of another message");
+    }
   }
   if (!e.ok()) {
     return Status::corruption(path(kCacheFileName) + ": offset " +

@@ -145,7 +145,11 @@ class Mailbox {
   base::Status remapIndex();
   base::Status remapCache(uint64_t need) const;
   base::Status loadIndexHeader();
+  // Before any write, and in open(): a torn last append is rolled back, an unsettled one
+  // (its round of syncs perhaps unfinished) verified and settled or rolled back.
+  base::Status settleTail();
   base::Status repairTornAppend();
+  bool tailUnsettled() const { return index_.prev_num_records < index_.num_records; }
   // Part of compact(): copies the live cache records to a new cache generation when the dead
   // space passes the policy, updating `live`'s offsets and `h`'s cache generation.
   base::Status rewriteCacheIfSparse(std::vector<IndexRecord>& live, IndexHeader& h);

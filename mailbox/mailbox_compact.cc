@@ -54,7 +54,7 @@ Status Mailbox::compact() {
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
-  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  DARIUS_RETURN_IF_ERROR(settleTail());
   IndexHeader h = index_;
   std::string gone;
   std::vector<IndexRecord> live_records;

@@ -1,6 +1,6 @@
-// Writes to a mailbox: append, flag changes, phase-1 expunge, and the repair of a torn append.
-// Each runs under the exclusive lock on a freshly loaded header, and ends with one fsync of the
-// index (docs/formats/index.md, "Commit").
+// Writes to a mailbox: append, flag changes and phase-1 expunge. Each runs under the exclusive
+// lock on a freshly loaded header whose last append is settled first (mailbox_tail.cc), and
+// ends with one fsync of the index (docs/formats/index.md, "Commit").
 #include <algorithm>
 #include <ctime>
 #include <functional>
@@ -43,39 +43,6 @@ Status Mailbox::writeIndexHeader(io::WritableFile& f, IndexHeader h) {
   return remapIndex();
 }
 
-// Called with the exclusive lock when the last append's header reached the disk without its
-// records. The append was never acknowledged, so it is rolled back: its message files go, the
-// counts are recomputed, and the UIDs it took stay used (UIDs never go backwards).
-Status Mailbox::repairTornAppend() {
-  IndexHeader h = index_;  // loadIndexHeader() already cut num_records back
-  uint32_t max_uid = 0;
-  h.num_deleted = h.num_seen = h.num_answered = h.num_flagged = 0;
-  h.num_expunged = 0;
-  h.quota_used = 0;
-  for (size_t i = 0; i < h.num_records; ++i) {
-    auto r = record(i);
-    if (!r.ok()) return r.status();
-    max_uid = std::max(max_uid, r->uid);
-    if (!r->live()) ++h.num_expunged;
-    accountRecord(h, *r, +1);
-  }
-  auto gone = expungedRecords();
-  if (!gone.ok()) return gone.status();
-  for (const IndexRecord& r : *gone) max_uid = std::max(max_uid, r.uid);
-  for (uint32_t uid = max_uid + 1; uid < h.uidnext; ++uid) {
-    Status s = env_.removeFile(messagePath(uid));
-    if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
-  }
-  DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
-  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
-  if (!f.ok()) return f.status();
-  h.prev_num_records = h.num_records;
-  h.tail_crc = 0;
-  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
-  tail_suspect_ = false;
-  return (*f)->close();
-}
-
 Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> requests) {
   std::vector<Appended> out;
   if (requests.empty()) return out;
@@ -83,7 +50,7 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
-  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  DARIUS_RETURN_IF_ERROR(settleTail());
   auto disk_header = readMailboxHeader(env_, dir_);
   if (!disk_header.ok()) return disk_header.status();
   MailboxHeader mh = std::move(*disk_header);
@@ -122,14 +89,16 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   if (mh.user_flags.size() != known_flags) DARIUS_RETURN_IF_ERROR(writeMailboxHeader(env_, dir_, mh));
   header_ = mh;
 
-  // The commit is two rounds of syncs (docs/formats/index.md, "Commit"). Inside a round the
-  // syncs do not depend on each other, so they run at once (Env::runConcurrently) and cost
-  // about one flush latency together; the index records that commit the messages are written
-  // only after the first round is durable.
+  // The commit is one round of syncs (docs/formats/index.md, "Commit"): the message files,
+  // the cache records and the index records that name them are all written first, then synced
+  // at once (Env::runConcurrently), which costs about one flush latency. The index may so
+  // become durable before what it names; the header's prev_num_records marks such a tail as
+  // unsettled until the round has finished, and after a crash settleTail() checks it against
+  // the files before anyone reads it (Mailbox::open) or writes after it.
   //
   // 1. The message files, under their UIDs. A file already there belongs to an append that
   //    crashed before its commit (its UID was never acknowledged): replace it.
-  std::vector<std::function<Status()>> round;
+  std::vector<std::function<Status()>> stage_syncs;
   for (size_t i = 0; i < records.size(); ++i) {
     const StagedMessage& m = *requests[i].message;
     std::string target = messagePath(records[i].uid);
@@ -156,12 +125,11 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
       std::shared_ptr<PendingSync> p = m.pending_sync;
       bool seen = false;
       for (size_t j = 0; j < i; ++j) seen |= requests[j].message->pending_sync == p;
-      if (!seen) round.push_back([p] { return p->run(); });
+      if (!seen) stage_syncs.push_back([p] { return p->run(); });
     }
   }
-  round.push_back([this] { return env_.syncDir(dir_); });
 
-  // 2. The cache records, durable before an index record points at them (same round).
+  // 2. The cache records.
   auto c = env_.openWritable(path(kCacheFileName), io::Env::OpenMode::kAppend);
   if (!c.ok()) return c.status();
   {
@@ -169,23 +137,17 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     uint64_t base = (*c)->size();
     for (size_t i = 0; i < records.size(); ++i) {
       records[i].cache_offset = base + batch.size();
-      batch += encodeCacheRecord(requests[i].message->cache);
+      const Guid& g = requests[i].message->guid;
+      batch += encodeCacheRecord(requests[i].message->cache,
+                                 std::string_view(reinterpret_cast<const char*>(g.data()), g.size()));
     }
     DARIUS_RETURN_IF_ERROR((*c)->append(batch));
   }
   io::WritableFile* cache_file = c->get();
-  round.push_back([cache_file] { return cache_file->sync(); });
-  // The stage files' syncs go last: run in order (FaultyEnv), a power cut then falls between
-  // a durable link and the bytes it names, which the index must never have committed.
-  std::rotate(round.begin(), round.end() - 2, round.end());
-  DARIUS_RETURN_IF_ERROR(env_.runConcurrently(round));
-  DARIUS_RETURN_IF_ERROR((*c)->close());
 
-  // 3. The index: records after the committed ones, then the header that commits them. The
-  //    header's tail CRC tells a reader whether the records made it too. Its sync runs at once
-  //    with the change log append (second round): the append's record may so become durable
-  //    before the index, which the log's readers allow (docs/formats/changelog.md, "In
-  //    flight"); the caller is answered only when both are done.
+  // 3. The index: records after the committed ones, then the header that commits them, with
+  //    prev_num_records = the old count (unsettled) and the tail CRC that tells a reader
+  //    whether the records made it too.
   std::string tail;
   for (const IndexRecord& r : records) {
     tail += encodeIndexRecord(r);
@@ -204,17 +166,41 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   h.last_append_date = now;
   h.minor = std::max(h.minor, kIndexMinor);
   DARIUS_RETURN_IF_ERROR((*f)->pwrite(0, encodeIndexHeader(h)));
+
+  // 4. The round: the index first and the stage files last, so that FaultyEnv, which runs a
+  //    round in order (or reversed), cuts power between a durable index and the bytes it
+  //    names (or the reverse). The change log append runs in the round too: its record may be
+  //    durable before the index, which the log's readers allow (docs/formats/changelog.md,
+  //    "In flight"); the caller is answered only when all are done.
   std::vector<std::pair<uint32_t, uint64_t>> logged;
   for (const Appended& a : out) logged.emplace_back(a.uid, a.modseq);
   io::WritableFile* index_file = f->get();
-  std::vector<std::function<Status()>> commit = {
+  std::vector<std::function<Status()>> round = {
+      [index_file] { return index_file->sync(); },
       [this, &logged] {
         noteChange(static_cast<int>(ChangeType::kAppend), logged);
         return Status::ok();
       },
-      [index_file] { return index_file->sync(); },
+      [this] { return env_.syncDir(dir_); },
+      [cache_file] { return cache_file->sync(); },
   };
-  DARIUS_RETURN_IF_ERROR(env_.runConcurrently(commit));
+  round.insert(round.end(), stage_syncs.begin(), stage_syncs.end());
+  Status synced = env_.runConcurrently(round);
+  Status closed = (*c)->close();
+  if (synced.isOk()) synced = closed;
+  if (!synced.isOk()) {
+    // Not acknowledged: put the old header back, so that the append does not surface later
+    // when the page cache reaches the disk (the caller reports a failure, a sender retries).
+    // If even that fails, the tail stays unsettled and settleTail() decides at the next write.
+    (void)(*f)->pwrite(0, encodeIndexHeader(index_));
+    (void)(*f)->sync();
+    return synced;
+  }
+  // 5. Settled: every byte the tail names is durable. The mark needs no sync of its own: if
+  //    a crash loses it, settleTail() finds the tail intact and marks it then.
+  h.prev_num_records = h.num_records;
+  h.tail_crc = 0;
+  (void)(*f)->pwrite(0, encodeIndexHeader(h));
   index_ = h;
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR((*f)->close());
@@ -227,7 +213,7 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
-  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  DARIUS_RETURN_IF_ERROR(settleTail());
   auto disk_header = readMailboxHeader(env_, dir_);
   if (!disk_header.ok()) return disk_header.status();
   MailboxHeader mh = std::move(*disk_header);
@@ -327,7 +313,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
-  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  DARIUS_RETURN_IF_ERROR(settleTail());
   IndexHeader h = index_;
   uint64_t modseq = h.highest_modseq + 1;
   std::set<uint32_t> wanted(uids.begin(), uids.end());
@@ -378,7 +364,7 @@ Result<uint32_t> Mailbox::claimRecent() {
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
-  if (tail_suspect_) DARIUS_RETURN_IF_ERROR(repairTornAppend());
+  DARIUS_RETURN_IF_ERROR(settleTail());
   IndexHeader h = index_;
   uint32_t old = h.recent_uid;
   if (h.uidnext - 1 <= old) return old;

@@ -220,7 +220,8 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     max_uid = std::max(max_uid, uid);
     CacheEntry& e = caches[uid];
     rec.cache_offset = cache_bytes.size();
-    cache_bytes += encodeCacheRecord(e);
+    cache_bytes += encodeCacheRecord(
+        e, std::string_view(reinterpret_cast<const char*>(rec.guid.data()), rec.guid.size()));
     n.highest_modseq = std::max(n.highest_modseq, rec.modseq);
     accountRecord(n, rec, +1);
     record_bytes += encodeIndexRecord(rec);

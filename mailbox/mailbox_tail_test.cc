@@ -1,0 +1,187 @@
+// The last append's settling (mailbox_tail.cc): an append leaves its tail settled; a tail left
+// unsettled by a crash is kept when every file and cache record it names is intact, and rolled
+// back, UIDs kept used, when one is not. The power-cut tests (mailbox_crash_test.cc) cover the
+// same through FaultyEnv; these make each case explicit on the real filesystem.
+#include <gtest/gtest.h>
+
+#include "lib/io/temp_dir.h"
+#include "mailbox/index_format.h"
+#include "mailbox/mailbox.h"
+
+namespace darius::mailbox {
+namespace {
+
+class MailboxTailTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto t = io::TempDir::create("mailbox-tail");
+    ASSERT_TRUE(t.ok());
+    tmp_ = std::make_unique<io::TempDir>(std::move(*t));
+    stage_ = tmp_->file("stage");
+    ASSERT_TRUE(cleanStageDir(env(), stage_).isOk());
+    dir_ = tmp_->file("box");
+    auto m = Mailbox::create(env(), dir_, {"0123456789abcdef0123456789abcdef", "u", 77, {}, ""});
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+  }
+  io::Env& env() { return *io::Env::posix(); }
+  bool exists(const std::string& p) {
+    auto e = env().fileExists(p);
+    return e.ok() && *e;
+  }
+
+  std::unique_ptr<Mailbox> open() {
+    auto m = Mailbox::open(env(), dir_);
+    EXPECT_TRUE(m.ok()) << m.status().toString();
+    return m.ok() ? std::move(*m) : nullptr;
+  }
+
+  void append(Mailbox& m, int first, int n) {
+    std::vector<StagedMessage> staged;
+    for (int i = first; i < first + n; ++i) {
+      auto s = stageMessage(env(), stage_, "Subject: " + std::to_string(i) + "\r\n\r\nbody\r\n");
+      ASSERT_TRUE(s.ok());
+      staged.push_back(*s);
+    }
+    std::vector<AppendRequest> q;
+    for (auto& s : staged) q.push_back({&s, 1790000000, 0, 0, {}});
+    ASSERT_TRUE(m.append(q).ok());
+    for (auto& s : staged) ASSERT_TRUE(unstage(env(), s).isOk());
+  }
+
+  IndexHeader diskHeader() {
+    auto bytes = env().readFile(dir_ + "/" + std::string(kIndexFileName));
+    EXPECT_TRUE(bytes.ok());
+    auto h = decodeIndexHeader(bytes.ok() ? *bytes : "");
+    EXPECT_TRUE(h.ok()) << h.status().toString();
+    return h.ok() ? *h : IndexHeader{};
+  }
+
+  // What a crash after an append's index write, before its settled mark, leaves: the header
+  // names the last `n` records as the unsettled tail, with their CRC.
+  void unsettleLast(uint32_t n) {
+    std::string path = dir_ + "/" + std::string(kIndexFileName);
+    auto bytes = env().readFile(path);
+    ASSERT_TRUE(bytes.ok());
+    auto h = decodeIndexHeader(*bytes);
+    ASSERT_TRUE(h.ok());
+    ASSERT_GE(h->num_records, n);
+    h->prev_num_records = h->num_records - n;
+    size_t from = kIndexHeaderSize + size_t{h->prev_num_records} * kIndexRecordSize;
+    h->tail_crc = crc32Of(std::string_view(*bytes).substr(from, size_t{n} * kIndexRecordSize));
+    auto f = env().openWritable(path, io::Env::OpenMode::kAppend);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(*h)).isOk());
+    ASSERT_TRUE((*f)->close().isOk());
+  }
+
+  std::unique_ptr<io::TempDir> tmp_;
+  std::string stage_, dir_;
+};
+
+TEST_F(MailboxTailTest, AnAppendLeavesItsTailSettled) {
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  append(*m, 1, 3);
+  IndexHeader h = diskHeader();
+  EXPECT_EQ(h.num_records, 3u);
+  EXPECT_EQ(h.prev_num_records, 3u);
+}
+
+TEST_F(MailboxTailTest, AnIntactUnsettledTailIsKeptAndSettledOnOpen) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 1);
+    append(*m, 2, 2);
+  }
+  unsettleLast(2);
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recordCount(), 3u);
+  EXPECT_EQ(m->index().uidnext, 4u);
+  IndexHeader h = diskHeader();
+  EXPECT_EQ(h.prev_num_records, 3u);
+  EXPECT_EQ(h.num_records, 3u);
+}
+
+TEST_F(MailboxTailTest, AMissingMessageFileRollsTheWholeTailBack) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 1);
+    append(*m, 2, 2);
+    ASSERT_TRUE(env().removeFile(m->messagePath(3)).isOk());  // its link never reached the disk
+  }
+  unsettleLast(2);
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recordCount(), 1u);
+  EXPECT_EQ(m->index().uidnext, 4u) << "UIDs of the rolled-back append stay used";
+  EXPECT_FALSE(exists(m->messagePath(2))) << "the group goes as a whole";
+  EXPECT_TRUE(exists(m->messagePath(1)));
+  // And the next append takes a fresh UID.
+  append(*m, 4, 1);
+  auto r = m->record(1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->uid, 4u);
+}
+
+TEST_F(MailboxTailTest, AShortMessageFileRollsTheTailBack) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 2);
+    // A durable link whose bytes were not: the file is there, empty.
+    auto f = env().openWritable(m->messagePath(2), io::Env::OpenMode::kTruncate);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->close().isOk());
+  }
+  unsettleLast(2);
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recordCount(), 0u);
+  EXPECT_EQ(m->index().uidnext, 3u);
+}
+
+TEST_F(MailboxTailTest, AnUnreadableCacheRecordRollsTheTailBack) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 1);
+    append(*m, 2, 1);
+    auto r = m->record(1);
+    ASSERT_TRUE(r.ok());
+    // The cache record's bytes never reached the disk: zeros where it was.
+    auto f = env().openWritable(dir_ + "/" + std::string(kCacheFileName), io::Env::OpenMode::kAppend);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->pwrite(r->cache_offset, std::string(16, '\0')).isOk());
+    ASSERT_TRUE((*f)->close().isOk());
+  }
+  unsettleLast(1);
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recordCount(), 1u);
+  EXPECT_EQ(m->index().uidnext, 3u);
+}
+
+TEST_F(MailboxTailTest, AWriterSettlesATailThatAReaderStillSees) {
+  auto reader = open();
+  ASSERT_NE(reader, nullptr);
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 2);
+  }
+  unsettleLast(2);
+  // A long-lived handle (its process did not crash) shows the intact tail at once...
+  ASSERT_TRUE(reader->refresh().isOk());
+  EXPECT_EQ(reader->recordCount(), 2u);
+  // ...and its next write settles it before going on.
+  ASSERT_TRUE(reader->store(std::vector<FlagChange>{{1, FlagChange::Op::kAdd, kFlagSeen, {}, 0}}).ok());
+  IndexHeader h = diskHeader();
+  EXPECT_EQ(h.prev_num_records, 2u);
+  EXPECT_EQ(h.num_records, 2u);
+}
+
+}  // namespace
+}  // namespace darius::mailbox
