@@ -198,7 +198,8 @@ class Store {
   // Carries out the steps of an intent that are still to do (each repeatable).
   base::Status applyIntent(const internal::Intent& intent, bool recovering);
   base::Result<std::string> writeIntent(const internal::Intent& intent);  // returns its path
-  base::Status removeIntent(const std::string& path);
+  // `durable`: the removal is synced (its directory), as every intent but a create needs.
+  base::Status removeIntent(const std::string& path, bool durable = true);
   base::Result<const Partition*> partitionFor(const MailboxName& name,
                                               const CreateOptions& options);
   void logNamespaceChange(const std::string& partition, const ChangeRecord& record);

@@ -385,11 +385,11 @@ Result<std::string> Store::writeIntent(const Intent& in) {
   return path;
 }
 
-Status Store::removeIntent(const std::string& path) {
+Status Store::removeIntent(const std::string& path, bool durable) {
   DARIUS_RETURN_IF_ERROR(env_.removeFile(path));
   // Durable before the next operation: replaying a finished rename after a later create of
   // the old name would move the new mailbox.
-  return env_.syncDir(io::parentDir(path));
+  return durable ? env_.syncDir(io::parentDir(path)) : Status::ok();
 }
 
 }  // namespace darius::mailbox

@@ -2,6 +2,8 @@
 // namespace lock, after finishing whatever a crash left (store.h), and is written down as an
 // intent before its first step (docs/formats/intents.md).
 #include <ctime>
+#include <functional>
+#include <vector>
 
 #include "lib/io/path.h"
 #include "mailbox/acl.h"
@@ -47,7 +49,6 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   entry.acl = options.acl;
   entry.quota_root = options.quota_root;
   entry.special_use = options.special_use;
-  DARIUS_ASSIGN_OR_RETURN(entry.uidvalidity, newUidValidity());
   entry.created_modseq = 1;
   DARIUS_RETURN_IF_ERROR(validateEntry(entry));
 
@@ -56,7 +57,27 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   in.name = name.toString();
   in.unique_id = entry.unique_id;
   in.partition = p->name;
-  DARIUS_ASSIGN_OR_RETURN(std::string intent, writeIntent(in));
+  // The new UIDVALIDITY and the intent are independent files, each durable before anything
+  // uses it: their flushes run at once.
+  std::string intent;
+  std::vector<std::function<Status()>> first = {
+      [&] {
+        auto v = newUidValidity();
+        if (!v.ok()) return v.status();
+        entry.uidvalidity = *v;
+        return Status::ok();
+      },
+      [&] {
+        auto written = writeIntent(in);
+        if (!written.ok()) return written.status();
+        intent = std::move(*written);
+        return Status::ok();
+      },
+  };
+  if (Status s = env_.runConcurrently(first); !s.isOk()) {
+    if (!intent.empty()) (void)removeIntent(intent);
+    return s;
+  }
   // Roll back (as recovery would) and forget the intent when a step fails.
   auto fail = [&](Status why) -> Status {
     Status undo = applyIntent(in, /*recovering=*/true);
@@ -83,7 +104,9 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   }
   s = list_->insert(name, entry);
   if (!s.isOk()) return fail(s);
-  DARIUS_RETURN_IF_ERROR(removeIntent(intent));
+  // No directory sync for this removal: a create intent that outlives a crash finds its
+  // mailbox listed under its unique id and does nothing (finishCreate), whatever came after.
+  DARIUS_RETURN_IF_ERROR(removeIntent(intent, /*durable=*/false));
   ChangeRecord r;
   r.type = ChangeType::kCreate;
   r.mailbox_id = entry.unique_id;
