@@ -100,8 +100,8 @@ Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& 
   if (!h.ok()) return h.status();
   m->header_ = std::move(*h);
   DARIUS_RETURN_IF_ERROR(m->refresh());
-  // Only after a crash: writers settle their own appends before they unlock, and refresh()
-  // waits for them (shared lock).
+  // Only after a crash or a killed writer: writers settle their own appends before they
+  // unlock, and refresh() waits for them (shared lock).
   if (m->tail_suspect_ || m->tailUnsettled()) {
     io::FileLock l;
     DARIUS_RETURN_IF_ERROR(m->lock(io::LockMode::kExclusive, &l));
@@ -147,15 +147,19 @@ Status Mailbox::loadIndexHeader() {
   if (!h.ok()) return Status::corruption(path(kIndexFileName) + ": " + h.status().message());
   uint64_t need = kIndexHeaderSize + uint64_t{h->num_records} * kIndexRecordSize;
   tail_suspect_ = false;
+  unsettled_count_ = 0;
   if (need > v.size()) {
     tail_suspect_ = true;  // the header reached the disk, the appended records did not
   } else if (h->prev_num_records < h->num_records) {
     size_t from = kIndexHeaderSize + size_t{h->prev_num_records} * kIndexRecordSize;
     tail_suspect_ = crc32Of(v.substr(from, need - from)) != h->tail_crc;
+    // Whole, but its round of syncs may not have finished (a writer killed, or a crash):
+    // nobody sees it until settleTail() has checked it under the exclusive lock. A reader
+    // that showed it could hand its file to a COPY, acknowledged before the bytes are durable.
+    if (!tail_suspect_) unsettled_count_ = h->num_records;
   }
-  if (tail_suspect_) {
-    // Until a writer repairs it, everyone sees the state before that append; it was never
-    // acknowledged (its sync did not complete).
+  if (tail_suspect_ || unsettled_count_ != 0) {
+    // Until a writer repairs or settles it, everyone sees the state before that append.
     h->num_records = h->prev_num_records;
   }
   index_ = *h;

@@ -1,5 +1,5 @@
 // The last append of a mailbox after a crash: settled (its syncs redone, the header marked) when
-// everything it committed is intact, rolled back when something is not. Runs under the
+// the message files it names are intact, rolled back when one is not. Runs under the
 // exclusive lock on a freshly loaded header, before any write (docs/formats/index.md,
 // "Commit" and "Crash safety").
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "mailbox/cache_fill.h"
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
@@ -20,53 +21,105 @@ Status Mailbox::settleTail() {
   // An append writes its records and header, then syncs everything at once, then marks the
   // header settled (prev_num_records = num_records) without a sync. An unsettled tail is an
   // append whose round of syncs may not have finished: its records are durable, but the
-  // message files, their directory entries or cache records they name may not be. Each is
-  // checked against the record; if all hold, the round may have finished (and the caller
-  // been answered), so the append stays and its syncs are redone. If one does not, the round
-  // never finished, nothing was acknowledged, and the append is rolled back like a torn one.
-  const uint32_t from = index_.prev_num_records, to = index_.num_records;
+  // message files or their directory entries may not be. Each file is checked against its
+  // record; if all hold, the round may have finished (and the caller been answered), so the
+  // append stays and its syncs are redone. If one does not, the round never finished,
+  // nothing was acknowledged, and the append is rolled back like a torn one. A bad cache
+  // record never costs mail: it is made again from the file.
+  const uint32_t from = index_.num_records, to = unsettled_count_;
+  index_.num_records = to;
+  unsettled_count_ = 0;
+  auto hideAgain = [&](Status why) {
+    index_.num_records = from;
+    unsettled_count_ = to;
+    return why;
+  };
   std::vector<uint32_t> uids;
+  std::vector<std::pair<size_t, std::string>> rebuild;  // record number, the message's bytes
   bool intact = true;
   for (uint32_t i = from; i < to && intact; ++i) {
-    DARIUS_ASSIGN_OR_RETURN(IndexRecord r, record(i));
-    uids.push_back(r.uid);
-    auto bytes = env_.readFile(messagePath(r.uid));
+    auto r = record(i);
+    if (!r.ok()) return hideAgain(r.status());
+    uids.push_back(r->uid);
+    auto bytes = env_.readFile(messagePath(r->uid));
     if (!bytes.ok()) {
-      if (bytes.status().code() != base::Code::kNotFound) return bytes.status();
+      if (bytes.status().code() != base::Code::kNotFound) return hideAgain(bytes.status());
       intact = false;
-    } else {
-      intact = bytes->size() == r.size && sha1Of(*bytes) == r.guid;
+      continue;
     }
-    if (intact && r.cache_offset != 0) intact = cache(r).ok();
+    intact = bytes->size() == r->size && sha1Of(*bytes) == r->guid;
+    if (!intact || r->cache_offset == 0) continue;
+    auto c = cache(*r);
+    if (c.ok()) continue;
+    if (c.status().code() != base::Code::kCorruption) return hideAgain(c.status());
+    rebuild.emplace_back(i, std::move(*bytes));
   }
   if (!intact) {
     index_.num_records = from;
     tail_suspect_ = true;
     return repairTornAppend();
   }
-  std::vector<std::unique_ptr<io::WritableFile>> files;
-  std::vector<std::function<Status()>> round;
-  for (uint32_t uid : uids) {
-    auto f = env_.openWritable(messagePath(uid), io::Env::OpenMode::kAppend);
-    if (!f.ok()) return f.status();
-    io::WritableFile* file = f->get();
-    round.push_back([file] { return file->sync(); });
-    files.push_back(std::move(*f));
+  // The round again, a bounded number of files at a time (a tail can be a whole mailbox:
+  // renameInbox, a large COPY).
+  constexpr size_t kBatch = 64;
+  for (size_t at = 0; at < uids.size() || at == 0; at += kBatch) {
+    std::vector<std::unique_ptr<io::WritableFile>> files;
+    std::vector<std::function<Status()>> round;
+    for (size_t k = at; k < std::min(uids.size(), at + kBatch); ++k) {
+      auto f = env_.openWritable(messagePath(uids[k]), io::Env::OpenMode::kAppend);
+      if (!f.ok()) return hideAgain(f.status());
+      io::WritableFile* file = f->get();
+      round.push_back([file] { return file->sync(); });
+      files.push_back(std::move(*f));
+    }
+    if (at == 0) {
+      auto c = env_.openWritable(path(kCacheFileName), io::Env::OpenMode::kAppend);
+      if (!c.ok()) return hideAgain(c.status());
+      io::WritableFile* cache_file = c->get();
+      round.push_back([cache_file] { return cache_file->sync(); });
+      files.push_back(std::move(*c));
+      round.push_back([this] { return env_.syncDir(dir_); });
+    }
+    Status synced = env_.runConcurrently(round);
+    for (auto& f : files) {
+      Status closed = f->close();
+      if (synced.isOk()) synced = closed;
+    }
+    if (!synced.isOk()) return hideAgain(synced);
+    if (uids.empty()) break;
   }
-  auto c = env_.openWritable(path(kCacheFileName), io::Env::OpenMode::kAppend);
-  if (!c.ok()) return c.status();
-  io::WritableFile* cache_file = c->get();
-  round.push_back([cache_file] { return cache_file->sync(); });
-  files.push_back(std::move(*c));
-  round.push_back([this] { return env_.syncDir(dir_); });
-  DARIUS_RETURN_IF_ERROR(env_.runConcurrently(round));
-  for (auto& f : files) DARIUS_RETURN_IF_ERROR(f->close());
   auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
-  if (!f.ok()) return f.status();
+  if (!f.ok()) return hideAgain(f.status());
   IndexHeader h = index_;
   h.prev_num_records = h.num_records;
   h.tail_crc = 0;
-  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  if (Status s = writeIndexHeader(**f, h); !s.isOk()) return hideAgain(s);
+  if (!rebuild.empty()) {
+    // Settled first, then the cache records made again and the records pointed at them,
+    // as a flag change rewrites records in place: a crash between leaves the old records,
+    // which read as kCorruption and are parsed from the file, never lost mail.
+    auto c = env_.openWritable(path(kCacheFileName), io::Env::OpenMode::kAppend);
+    if (!c.ok()) return c.status();
+    std::string batch;
+    uint64_t base = (*c)->size();
+    std::vector<std::pair<size_t, IndexRecord>> moved;
+    for (auto& [i, bytes] : rebuild) {
+      DARIUS_ASSIGN_OR_RETURN(IndexRecord r, record(i));
+      r.cache_offset = base + batch.size();
+      batch += encodeCacheRecord(buildCacheEntry(bytes),
+                                 std::string_view(reinterpret_cast<const char*>(r.guid.data()), r.guid.size()));
+      moved.emplace_back(i, r);
+    }
+    DARIUS_RETURN_IF_ERROR((*c)->append(batch));
+    DARIUS_RETURN_IF_ERROR((*c)->sync());
+    DARIUS_RETURN_IF_ERROR((*c)->close());
+    for (auto& [i, r] : moved) {
+      DARIUS_RETURN_IF_ERROR(
+          (*f)->pwrite(kIndexHeaderSize + uint64_t{i} * kIndexRecordSize, encodeIndexRecord(r)));
+    }
+    DARIUS_RETURN_IF_ERROR((*f)->sync());
+    DARIUS_RETURN_IF_ERROR(remapIndex());
+  }
   return (*f)->close();
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "lib/io/atomic_file.h"
 #include "lib/io/file_lock.h"
@@ -36,6 +38,7 @@ struct OldState {
   std::map<uint32_t, IndexRecord> expunged;        // from the index and darius.expunged
   std::map<uint32_t, IndexRecord> index_expunged;  // expunged in place, not yet moved out
   std::string cache;  // the old cache file's bytes, if its generation matched
+  std::set<uint32_t> unfinished;  // UIDs of an unsettled last append that did not finish
 };
 
 OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& report) {
@@ -54,6 +57,29 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
     }
   } else if (bytes.ok()) {
     report.problems.push_back("index: " + h.status().message());
+  }
+  // An unsettled last append (index.md, "Settling") whose files are not all intact never
+  // finished its round and was never acknowledged: it is rolled back, as settleTail() would,
+  // and its files are debris, not mail.
+  if (h.ok() && h->prev_num_records < count) {
+    bool intact = true;
+    std::vector<uint32_t> uids;
+    for (size_t i = h->prev_num_records; i < count; ++i) {
+      auto r = decodeIndexRecord(v.substr(kIndexHeaderSize + i * kIndexRecordSize, kIndexRecordSize));
+      if (!r.ok()) {
+        intact = false;
+        continue;
+      }
+      uids.push_back(r->uid);
+      auto file = env.readFile(dir + "/" + std::to_string(r->uid) + ".");
+      if (!file.ok() || file->size() != r->size || sha1Of(*file) != r->guid) intact = false;
+    }
+    if (!intact) {
+      report.problems.push_back("index: the last append (" + std::to_string(count - h->prev_num_records) +
+                                " records) never finished; rolled back");
+      count = h->prev_num_records;
+      old.unfinished.insert(uids.begin(), uids.end());
+    }
   }
   uint32_t last = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -143,6 +169,10 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     std::string path = dir + "/" + std::to_string(uid) + ".";
     auto old_live = old.live.find(uid);
     if (old_live == old.live.end() && old.expunged.count(uid)) continue;  // stays expunged
+    if (old_live == old.live.end() && old.unfinished.count(uid)) {
+      report.debris.push_back(path);  // linked by the unfinished last append (above)
+      continue;
+    }
     if (old_live == old.live.end() && old.header && uid >= old.header->uidnext) {
       // Linked by an append whose index commit never reached the disk: that append was never
       // acknowledged, and its UID is free again. Debris, not mail (docs/formats/index.md).
@@ -184,7 +214,14 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     CacheEntry entry;
     bool have = false;
     if (old_live != old.live.end() && r.cache_offset >= kCacheHeaderSize && r.cache_offset < old.cache.size()) {
-      auto e = decodeCacheRecord(std::string_view(old.cache).substr(r.cache_offset));
+      std::string guid;
+      auto e = decodeCacheRecord(std::string_view(old.cache).substr(r.cache_offset), &guid);
+      // As Mailbox::cache: zeros decode as an empty record, and a record naming another GUID
+      // is not this message's (docs/formats/cache.md).
+      std::string_view want(reinterpret_cast<const char*>(r.guid.data()), r.guid.size());
+      if (e.ok() && (!guid.empty() ? guid != want : *e == CacheEntry{})) {
+        e = Status::corruption(guid.empty() ? "empty cache record" : "cache record of another message");
+      }
       if (e.ok()) {
         entry = std::move(*e);
         have = true;
