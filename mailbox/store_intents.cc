@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "lib/io/atomic_file.h"
 #include "lib/io/path.h"
@@ -12,6 +14,7 @@
 #include "mailbox/header_file.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_path.h"
+#include "mailbox/reconstruct.h"
 #include "mailbox/store.h"
 #include "mailbox/store_internal.h"
 
@@ -253,6 +256,17 @@ static Status finishCreate(Store& store, const Intent& in, const MailboxName& na
   if (headerId(store.env(), dir) != in.unique_id) {
     // The header never made it; debris of the index and cache is replaced by the next create.
     return Status::ok();
+  }
+  // An unfinished create has never received mail (nothing delivers to an unlisted name). A
+  // mailbox with messages is a finished create whose list entry was lost since (a damaged or
+  // restored list): it stays where it is, for `darius reconstruct` to list again.
+  DARIUS_ASSIGN_OR_RETURN(std::vector<std::string> names, store.env().listDir(dir));
+  for (const std::string& n : names) {
+    if (uidOfMessageFileName(n) != 0) {
+      log::warning("mailbox {} ({}) holds messages but is not listed; left for reconstruct",
+                   in.name, dir);
+      return Status::ok();
+    }
   }
   std::string debris = p->deletedDir() + "/" + std::to_string(::time(nullptr)) + "-" +
                        in.unique_id + ".uncreated";

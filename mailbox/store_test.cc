@@ -437,6 +437,36 @@ TEST_F(StoreTest, LeftoverIntentsAreFinishedAtOpen) {
   EXPECT_NE(s.status().message().find("y.intent"), std::string::npos);
 }
 
+TEST_F(StoreTest, ALeftoverCreateIntentNeverMovesAMailboxThatHoldsMail) {
+  // A create's intent is removed without a directory sync (docs/formats/intents.md, point 3);
+  // if one outlived a crash and the list then lost the entry (a damaged or restored list),
+  // replaying it must not take the mail away: reconstruct lists the mailbox again.
+  MailboxName a = personal("alice", {"A"});
+  ASSERT_TRUE(store_->create(a).ok());
+  deliver(a, 1, 2);
+  auto entry = store_->list().lookup(a);
+  ASSERT_TRUE(entry.ok());
+  internal::Intent in;
+  in.op = internal::Intent::Op::kCreate;
+  in.name = a.toString();
+  in.unique_id = entry->unique_id;
+  in.partition = entry->partition;
+  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(),
+                                  tmp_->file("data/darius.intents/c.intent"),
+                                  internal::encodeIntent(in))
+                  .isOk());
+  auto m = store_->openMailbox(a);
+  ASSERT_TRUE(m.ok());
+  std::string one = m->mailbox->messagePath(1);
+  m->mailbox.reset();
+  ASSERT_TRUE(store_->list().remove(a).ok());
+  reopen();
+  EXPECT_EQ(store_->recovery().finished.size(), 1u);
+  auto there = io::Env::posix()->fileExists(one);
+  ASSERT_TRUE(there.ok());
+  EXPECT_TRUE(*there) << "the message stayed in its mailbox directory";
+}
+
 TEST_F(StoreTest, RecentIsClaimedOnceAndCounted) {
   MailboxName inbox = personal("alice");
   ASSERT_TRUE(store_->create(inbox).ok());
