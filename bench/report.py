@@ -14,6 +14,8 @@ import statistics
 # (label, workload, metric, unit, higher_is_better[, check prefix]): with a prefix, only a
 # failed check whose name starts with it marks the row wrong (two rows share imap_search).
 ROWS = [
+    ("LMTP first delivery per user (INBOX made)", "lmtp_first", "msgs_per_s", "msg/s", True),
+    ("  server CPU per message", "lmtp_first", "server_cpu_ms_per_msg", "ms", False),
     ("LMTP deliver, 1 connection", "lmtp1", "msgs_per_s", "msg/s", True),
     ("  server CPU per message", "lmtp1", "server_cpu_ms_per_msg", "ms", False),
     ("LMTP deliver, 8 connections", "lmtp8", "msgs_per_s", "msg/s", True),
