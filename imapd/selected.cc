@@ -139,6 +139,12 @@ Status SelectedMailbox::rescan() {
                                 return !r.ok() || !r->live();
                               }),
                fresh_.end());
+  // What this pass saw, taken before claimRecent(): as a write, it may settle a crashed
+  // append (mailbox_tail.cc) and so show records this pass did not merge; the next refresh()
+  // must see a change and merge them.
+  seen_generation_ = m.index().generation;
+  seen_records_ = m.index().num_records;
+  seen_modseq_ = m.index().highest_modseq;
   if (!fresh.empty() && claim_recent_) {
     DARIUS_ASSIGN_OR_RETURN(uint32_t above, mailbox_->claimRecent());
     for (uint32_t uid : fresh) {
@@ -146,9 +152,6 @@ Status SelectedMailbox::rescan() {
     }
   }
   fresh_.insert(fresh_.end(), fresh.begin(), fresh.end());
-  seen_generation_ = m.index().generation;
-  seen_records_ = m.index().num_records;
-  seen_modseq_ = m.index().highest_modseq;
   reported_.clear();
   return Status::ok();
 }

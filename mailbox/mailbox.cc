@@ -147,18 +147,29 @@ Status Mailbox::loadIndexHeader() {
   if (!h.ok()) return Status::corruption(path(kIndexFileName) + ": " + h.status().message());
   uint64_t need = kIndexHeaderSize + uint64_t{h->num_records} * kIndexRecordSize;
   tail_suspect_ = false;
-  unsettled_count_ = 0;
+  unsettled_.reset();
   if (need > v.size()) {
     tail_suspect_ = true;  // the header reached the disk, the appended records did not
   } else if (h->prev_num_records < h->num_records) {
     size_t from = kIndexHeaderSize + size_t{h->prev_num_records} * kIndexRecordSize;
     tail_suspect_ = crc32Of(v.substr(from, need - from)) != h->tail_crc;
-    // Whole, but its round of syncs may not have finished (a writer killed, or a crash):
-    // nobody sees it until settleTail() has checked it under the exclusive lock. A reader
-    // that showed it could hand its file to a COPY, acknowledged before the bytes are durable.
-    if (!tail_suspect_) unsettled_count_ = h->num_records;
+    if (!tail_suspect_) {
+      // Whole, but its round of syncs may not have finished (a writer killed, or a crash):
+      // nobody sees it until settleTail() has checked it under the exclusive lock. A reader
+      // that showed it could hand its file to a COPY, acknowledged before the bytes are
+      // durable. The view is the header as before that append: count, counters, UIDNEXT and
+      // HIGHESTMODSEQ, so that a client told them sees the tail as new if it stays.
+      unsettled_ = *h;
+      for (size_t i = h->prev_num_records; i < h->num_records; ++i) {
+        auto r = decodeIndexRecord(v.substr(kIndexHeaderSize + i * kIndexRecordSize, kIndexRecordSize));
+        if (!r.ok()) continue;
+        accountRecord(*h, *r, -1);
+        h->uidnext = std::min(h->uidnext, r->uid);
+        if (r->modseq > 0) h->highest_modseq = std::min(h->highest_modseq, r->modseq - 1);
+      }
+    }
   }
-  if (tail_suspect_ || unsettled_count_ != 0) {
+  if (tail_suspect_ || unsettled_) {
     // Until a writer repairs or settles it, everyone sees the state before that append.
     h->num_records = h->prev_num_records;
   }

@@ -18,6 +18,8 @@
 // session. Distinct objects on the same directory exclude each other through the lock.
 #pragma once
 
+#include <optional>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -149,7 +151,7 @@ class Mailbox {
   // (its round of syncs perhaps unfinished) verified and settled or rolled back.
   base::Status settleTail();
   base::Status repairTornAppend();
-  bool tailUnsettled() const { return unsettled_count_ != 0; }
+  bool tailUnsettled() const { return unsettled_.has_value(); }
   // Part of compact(): copies the live cache records to a new cache generation when the dead
   // space passes the policy, updating `live`'s offsets and `h`'s cache generation.
   base::Status rewriteCacheIfSparse(std::vector<IndexRecord>& live, IndexHeader& h);
@@ -165,9 +167,9 @@ class Mailbox {
   MailboxHeader header_;
   IndexHeader index_;
   bool tail_suspect_ = false;  // the last append's records did not match its header
-  // Non-zero: the header's num_records, whose last append is unsettled (hidden: index_ counts
-  // prev_num_records until settleTail() decides).
-  uint32_t unsettled_count_ = 0;
+  // Set: the header as on disk, whose last append is unsettled; index_ is then the view
+  // before that append (hidden until settleTail() decides).
+  std::optional<IndexHeader> unsettled_;
   io::UniqueFd index_fd_;
   uint64_t index_ino_ = 0;
   io::MappedFile index_map_;

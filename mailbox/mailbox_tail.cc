@@ -26,16 +26,17 @@ Status Mailbox::settleTail() {
   // append stays and its syncs are redone. If one does not, the round never finished,
   // nothing was acknowledged, and the append is rolled back like a torn one. A bad cache
   // record never costs mail: it is made again from the file.
-  const uint32_t from = index_.num_records, to = unsettled_count_;
-  index_.num_records = to;
-  unsettled_count_ = 0;
+  const IndexHeader hidden = index_, full = *unsettled_;
+  const uint32_t from = hidden.num_records, to = full.num_records;
+  index_ = full;
+  unsettled_.reset();
   auto hideAgain = [&](Status why) {
-    index_.num_records = from;
-    unsettled_count_ = to;
+    index_ = hidden;
+    unsettled_ = full;
     return why;
   };
   std::vector<uint32_t> uids;
-  std::vector<std::pair<size_t, std::string>> rebuild;  // record number, the message's bytes
+  std::vector<std::pair<size_t, CacheEntry>> rebuild;  // record number, made from the file
   bool intact = true;
   for (uint32_t i = from; i < to && intact; ++i) {
     auto r = record(i);
@@ -51,10 +52,14 @@ Status Mailbox::settleTail() {
     if (!intact || r->cache_offset == 0) continue;
     auto c = cache(*r);
     if (c.ok()) continue;
+    // kNotFound: no cache file at all; the records keep their offsets, readers parse the
+    // files, and reconstruct makes a cache again. Neither is a reason to hold the mailbox.
+    if (c.status().code() == base::Code::kNotFound) continue;
     if (c.status().code() != base::Code::kCorruption) return hideAgain(c.status());
-    rebuild.emplace_back(i, std::move(*bytes));
+    rebuild.emplace_back(i, buildCacheEntry(*bytes));
   }
   if (!intact) {
+    index_ = full;
     index_.num_records = from;
     tail_suspect_ = true;
     return repairTornAppend();
@@ -103,10 +108,10 @@ Status Mailbox::settleTail() {
     std::string batch;
     uint64_t base = (*c)->size();
     std::vector<std::pair<size_t, IndexRecord>> moved;
-    for (auto& [i, bytes] : rebuild) {
+    for (auto& [i, entry] : rebuild) {
       DARIUS_ASSIGN_OR_RETURN(IndexRecord r, record(i));
       r.cache_offset = base + batch.size();
-      batch += encodeCacheRecord(buildCacheEntry(bytes),
+      batch += encodeCacheRecord(entry,
                                  std::string_view(reinterpret_cast<const char*>(r.guid.data()), r.guid.size()));
       moved.emplace_back(i, r);
     }

@@ -185,6 +185,11 @@ TEST_F(MailboxTailTest, AReaderDoesNotSeeAnUnsettledTailUntilAWriterSettlesIt) {
   // its file would be acknowledged before the bytes are durable.
   ASSERT_TRUE(reader->refresh().isOk());
   EXPECT_EQ(reader->recordCount(), 0u);
+  // And the view is the header before that append: a client told UIDNEXT and HIGHESTMODSEQ
+  // now sees the tail as new when it stays.
+  EXPECT_EQ(reader->index().uidnext, 1u);
+  EXPECT_EQ(reader->index().highest_modseq, 1u);
+  EXPECT_EQ(reader->index().quota_used, 0u);
   // Its next write settles it first.
   ASSERT_TRUE(reader->claimRecent().ok());
   EXPECT_EQ(reader->recordCount(), 2u);
@@ -213,6 +218,45 @@ TEST_F(MailboxTailTest, ReconstructRollsBackAnUnfinishedTailInsteadOfTrustingIts
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->recordCount(), 1u);
   EXPECT_GE(m->index().uidnext, 4u);
+}
+
+TEST_F(MailboxTailTest, ReconstructDropsATornTailAndEveryFileAboveTheCommittedOnes) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 1);
+    append(*m, 2, 2);
+  }
+  unsettleLast(2);
+  // The header reached the disk, the last record did not.
+  std::string path = dir_ + "/" + std::string(kIndexFileName);
+  auto bytes = env().readFile(path);
+  ASSERT_TRUE(bytes.ok());
+  auto f = env().openWritable(path, io::Env::OpenMode::kTruncate);
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)->append(bytes->substr(0, bytes->size() - kIndexRecordSize)).isOk());
+  ASSERT_TRUE((*f)->close().isOk());
+  ReconstructOptions o;
+  o.fill_cache = buildCacheEntry;
+  auto report = reconstructMailbox(env(), dir_, o);
+  ASSERT_TRUE(report.ok()) << report.status().toString();
+  EXPECT_EQ(report->debris.size(), 2u);
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recordCount(), 1u);
+}
+
+TEST_F(MailboxTailTest, ALostCacheFileDoesNotHoldTheMailbox) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 2);
+  }
+  unsettleLast(2);
+  ASSERT_TRUE(env().removeFile(dir_ + "/" + std::string(kCacheFileName)).isOk());
+  auto m = open();
+  ASSERT_NE(m, nullptr) << "settled without a cache; reconstruct makes one";
+  EXPECT_EQ(m->recordCount(), 2u);
 }
 
 }  // namespace

@@ -38,7 +38,10 @@ struct OldState {
   std::map<uint32_t, IndexRecord> expunged;        // from the index and darius.expunged
   std::map<uint32_t, IndexRecord> index_expunged;  // expunged in place, not yet moved out
   std::string cache;  // the old cache file's bytes, if its generation matched
-  std::set<uint32_t> unfinished;  // UIDs of an unsettled last append that did not finish
+  // Set when the last append never finished: files above this UID (the highest committed or
+  // expunged one) and below uidnext are its debris.
+  std::optional<uint32_t> unfinished_above;
+  std::vector<uint32_t> unsettled_kept;  // an unsettled last append found intact
 };
 
 OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& report) {
@@ -58,27 +61,46 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
   } else if (bytes.ok()) {
     report.problems.push_back("index: " + h.status().message());
   }
-  // An unsettled last append (index.md, "Settling") whose files are not all intact never
-  // finished its round and was never acknowledged: it is rolled back, as settleTail() would,
-  // and its files are debris, not mail.
-  if (h.ok() && h->prev_num_records < count) {
-    bool intact = true;
+  // The last append, when the header says it is unsettled or torn (index.md, "Settling"):
+  // if its records are not all there, or one names a file that is missing or not the bytes
+  // it was (a crash inside its round of syncs), it never finished and was never acknowledged.
+  // It is rolled back as settleTail() would, and every file above the committed UIDs is
+  // debris, not mail. A file that cannot be read is not taken as missing: the rebuild below
+  // reads it again and fails, rather than deleting what may be mail.
+  bool tail_unfinished = false;
+  if (h.ok() && h->prev_num_records < h->num_records) {
+    bool intact = count >= h->num_records;
+    if (intact) {
+      size_t from = kIndexHeaderSize + size_t{h->prev_num_records} * kIndexRecordSize;
+      intact = crc32Of(v.substr(from, count * kIndexRecordSize + kIndexHeaderSize - from)) == h->tail_crc;
+    }
+    bool unreadable = false;
     std::vector<uint32_t> uids;
-    for (size_t i = h->prev_num_records; i < count; ++i) {
+    for (size_t i = h->prev_num_records; i < count && intact && !unreadable; ++i) {
       auto r = decodeIndexRecord(v.substr(kIndexHeaderSize + i * kIndexRecordSize, kIndexRecordSize));
       if (!r.ok()) {
         intact = false;
-        continue;
+        break;
       }
       uids.push_back(r->uid);
       auto file = env.readFile(dir + "/" + std::to_string(r->uid) + ".");
-      if (!file.ok() || file->size() != r->size || sha1Of(*file) != r->guid) intact = false;
+      if (!file.ok()) {
+        if (file.status().code() == base::Code::kNotFound) {
+          intact = false;
+        } else {
+          unreadable = true;
+        }
+      } else if (file->size() != r->size || sha1Of(*file) != r->guid) {
+        intact = false;
+      }
     }
-    if (!intact) {
-      report.problems.push_back("index: the last append (" + std::to_string(count - h->prev_num_records) +
+    if (!intact && !unreadable) {
+      report.problems.push_back("index: the last append (" + std::to_string(h->num_records - h->prev_num_records) +
                                 " records) never finished; rolled back");
-      count = h->prev_num_records;
-      old.unfinished.insert(uids.begin(), uids.end());
+      count = std::min<size_t>(count, h->prev_num_records);
+      tail_unfinished = true;
+    } else if (intact) {
+      old.unsettled_kept = std::move(uids);
     }
   }
   uint32_t last = 0;
@@ -123,6 +145,13 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
     }
   } else {
     report.problems.push_back("cache: " + cache.status().message());
+  }
+  if (tail_unfinished) {
+    uint32_t above = 0;
+    for (auto* m : {&old.live, &old.expunged}) {
+      if (!m->empty()) above = std::max(above, m->rbegin()->first);
+    }
+    old.unfinished_above = above;
   }
   return old;
 }
@@ -169,7 +198,8 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     std::string path = dir + "/" + std::to_string(uid) + ".";
     auto old_live = old.live.find(uid);
     if (old_live == old.live.end() && old.expunged.count(uid)) continue;  // stays expunged
-    if (old_live == old.live.end() && old.unfinished.count(uid)) {
+    if (old_live == old.live.end() && !old.expunged.count(uid) && old.unfinished_above &&
+        uid > *old.unfinished_above) {
       report.debris.push_back(path);  // linked by the unfinished last append (above)
       continue;
     }
@@ -302,6 +332,18 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     DARIUS_RETURN_IF_ERROR((*f)->append(out));
     DARIUS_RETURN_IF_ERROR((*f)->sync());
     DARIUS_RETURN_IF_ERROR((*f)->close());
+    DARIUS_RETURN_IF_ERROR(env.syncDir(dir));
+  }
+  // An unsettled last append that was found intact may still have bytes only in the page
+  // cache (a writer killed inside its round): durable before an index without the mark names
+  // them.
+  if (!old.unsettled_kept.empty()) {
+    for (uint32_t uid : old.unsettled_kept) {
+      auto f = env.openWritable(dir + "/" + std::to_string(uid) + ".", io::Env::OpenMode::kAppend);
+      if (!f.ok()) return f.status();
+      DARIUS_RETURN_IF_ERROR((*f)->sync());
+      DARIUS_RETURN_IF_ERROR((*f)->close());
+    }
     DARIUS_RETURN_IF_ERROR(env.syncDir(dir));
   }
   DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env, dir + "/" + std::string(kCacheFileName), cache_bytes));
