@@ -105,7 +105,43 @@ Status SelectedMailbox::refresh() {
       h.highest_modseq == seen_modseq_) {
     return Status::ok();
   }
+  // One append since the last pass (the common case: a delivery, or this session's own
+  // APPEND): every write takes exactly one new modseq, so if the only new one is carried by
+  // the new records, no older record changed, and only the new ones need merging. A full
+  // pass costs O(mailbox) per delivery.
+  if (h.generation == seen_generation_ && h.num_records > seen_records_ &&
+      h.highest_modseq == seen_modseq_ + 1) {
+    bool only_appended = true;
+    std::vector<IndexRecord> added;
+    for (size_t i = seen_records_; i < h.num_records && only_appended; ++i) {
+      DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mailbox_->record(i));
+      only_appended = r.modseq == h.highest_modseq;
+      added.push_back(r);
+    }
+    if (only_appended) return mergeAppended(added);
+  }
   return rescan();
+}
+
+Status SelectedMailbox::mergeAppended(const std::vector<IndexRecord>& added) {
+  const mailbox::Mailbox& m = *mailbox_;
+  uint32_t last_known = fresh_.empty() ? (uids_.empty() ? 0 : uids_.back()) : fresh_.back();
+  std::vector<uint32_t> fresh;
+  for (const IndexRecord& r : added) {
+    if (r.uid > last_known && r.live()) fresh.push_back(r.uid);
+  }
+  seen_generation_ = m.index().generation;
+  seen_records_ = m.index().num_records;
+  seen_modseq_ = m.index().highest_modseq;
+  if (!fresh.empty() && claim_recent_) {
+    DARIUS_ASSIGN_OR_RETURN(uint32_t above, mailbox_->claimRecent());
+    for (uint32_t uid : fresh) {
+      if (uid > above) recent_.insert(uid);
+    }
+  }
+  fresh_.insert(fresh_.end(), fresh.begin(), fresh.end());
+  reported_.clear();
+  return Status::ok();
 }
 
 // One merge pass of the index (ascending UIDs) against the view (ascending UIDs).

@@ -95,6 +95,8 @@ class SelectedMailbox {
  private:
   SelectedMailbox() = default;
   base::Status rescan();
+  // refresh()'s fast path: `added` are the records after seen_records_, all of one append.
+  base::Status mergeAppended(const std::vector<mailbox::IndexRecord>& added);
 
   std::unique_ptr<mailbox::Mailbox> mailbox_;
   mailbox::MailboxEntry entry_;
