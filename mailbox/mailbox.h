@@ -155,7 +155,7 @@ class Mailbox {
   // Part of compact(): copies the live cache records to a new cache generation when the dead
   // space passes the policy, updating `live`'s offsets and `h`'s cache generation.
   base::Status rewriteCacheIfSparse(std::vector<IndexRecord>& live, IndexHeader& h);
-  base::Status writeIndexHeader(io::WritableFile& f, IndexHeader h);
+  base::Status writeIndexHeader(io::WritableFile& f, IndexHeader h, bool sync = true);
   base::Result<std::string> recordBytes(size_t i) const;
   // Appends a change record after a commit; a failure is logged, not returned: the change
   // itself is durable, and consumers of the log treat it as a hint, not as the truth.
