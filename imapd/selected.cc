@@ -124,24 +124,12 @@ Status SelectedMailbox::refresh() {
 }
 
 Status SelectedMailbox::mergeAppended(const std::vector<IndexRecord>& added) {
-  const mailbox::Mailbox& m = *mailbox_;
   uint32_t last_known = fresh_.empty() ? (uids_.empty() ? 0 : uids_.back()) : fresh_.back();
   std::vector<uint32_t> fresh;
   for (const IndexRecord& r : added) {
     if (r.uid > last_known && r.live()) fresh.push_back(r.uid);
   }
-  seen_generation_ = m.index().generation;
-  seen_records_ = m.index().num_records;
-  seen_modseq_ = m.index().highest_modseq;
-  if (!fresh.empty() && claim_recent_) {
-    DARIUS_ASSIGN_OR_RETURN(uint32_t above, mailbox_->claimRecent());
-    for (uint32_t uid : fresh) {
-      if (uid > above) recent_.insert(uid);
-    }
-  }
-  fresh_.insert(fresh_.end(), fresh.begin(), fresh.end());
-  reported_.clear();
-  return Status::ok();
+  return endPass(fresh);
 }
 
 // One merge pass of the index (ascending UIDs) against the view (ascending UIDs).
@@ -175,12 +163,17 @@ Status SelectedMailbox::rescan() {
                                 return !r.ok() || !r->live();
                               }),
                fresh_.end());
+  return endPass(fresh);
+}
+
+Status SelectedMailbox::endPass(const std::vector<uint32_t>& fresh) {
   // What this pass saw, taken before claimRecent(): as a write, it may settle a crashed
   // append (mailbox_tail.cc) and so show records this pass did not merge; the next refresh()
   // must see a change and merge them.
-  seen_generation_ = m.index().generation;
-  seen_records_ = m.index().num_records;
-  seen_modseq_ = m.index().highest_modseq;
+  const mailbox::IndexHeader& h = mailbox_->index();
+  seen_generation_ = h.generation;
+  seen_records_ = h.num_records;
+  seen_modseq_ = h.highest_modseq;
   if (!fresh.empty() && claim_recent_) {
     DARIUS_ASSIGN_OR_RETURN(uint32_t above, mailbox_->claimRecent());
     for (uint32_t uid : fresh) {

@@ -97,6 +97,9 @@ class SelectedMailbox {
   base::Status rescan();
   // refresh()'s fast path: `added` are the records after seen_records_, all of one append.
   base::Status mergeAppended(const std::vector<mailbox::IndexRecord>& added);
+  // The end of either merge: records what the pass saw, claims \Recent for `fresh` (new
+  // UIDs this pass found), and queues them for EXISTS.
+  base::Status endPass(const std::vector<uint32_t>& fresh);
 
   std::unique_ptr<mailbox::Mailbox> mailbox_;
   mailbox::MailboxEntry entry_;

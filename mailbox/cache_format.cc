@@ -123,4 +123,13 @@ Result<CacheEntry> decodeCacheRecord(std::string_view in, std::string* guid) {
   return e;
 }
 
+Result<CacheEntry> decodeCacheRecordOf(std::string_view in, std::string_view want) {
+  std::string guid;
+  auto e = decodeCacheRecord(in, &guid);
+  if (!e.ok()) return e;
+  if (!guid.empty() && guid != want) return Status::corruption("cache record of another message");
+  if (guid.empty() && *e == CacheEntry{}) return Status::corruption("empty cache record");
+  return e;
+}
+
 }  // namespace darius::mailbox

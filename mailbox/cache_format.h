@@ -45,5 +45,10 @@ std::string encodeCacheRecord(const CacheEntry& e, std::string_view guid = {});
 // `bytes` starts at a record and may run to the end of the file; kCorruption names the reason.
 // `guid`, when given, receives field 7 (empty if the record has none).
 base::Result<CacheEntry> decodeCacheRecord(std::string_view bytes, std::string* guid = nullptr);
+// The record at `bytes` as the cache entry of the message whose raw GUID is `guid`: besides
+// decoding, kCorruption when field 7 names another message, or when a record without field 7
+// is empty. Bytes never written after a crash (zeros decode as an empty record with a valid
+// CRC) or another file's old blocks so never pass for the message's entry.
+base::Result<CacheEntry> decodeCacheRecordOf(std::string_view bytes, std::string_view guid);
 
 }  // namespace darius::mailbox

@@ -38,6 +38,10 @@ inline constexpr uint32_t kKnownFlagBits =
     kFlagSeen | kFlagAnswered | kFlagFlagged | kFlagDeleted | kFlagDraft | kFlagExpunged;
 
 using Guid = std::array<uint8_t, 20>;  // SHA-1 of the message file's bytes
+// The GUID's 20 raw bytes, as the cache record's field 7 holds them (cache_format.h).
+inline std::string_view guidBytes(const Guid& g) {
+  return {reinterpret_cast<const char*>(g.data()), g.size()};
+}
 using UserFlags = std::array<uint64_t, 2>;  // bit i = user flag i of the header file
 
 struct IndexHeader {

@@ -182,6 +182,20 @@ TEST(CacheFormat, GoldenFileV1) {
   EXPECT_EQ(file.substr(100), encodeCacheRecord(want, gv));
 }
 
+TEST(CacheFormat, ARecordIsTakenOnlyForItsOwnMessage) {
+  CacheEntry e;
+  e.envelope = "(NIL)";
+  Guid mine = sha1Of("mine"), other = sha1Of("other");
+  EXPECT_TRUE(decodeCacheRecordOf(encodeCacheRecord(e, guidBytes(mine)), guidBytes(mine)).ok());
+  EXPECT_EQ(decodeCacheRecordOf(encodeCacheRecord(e, guidBytes(other)), guidBytes(mine)).status().code(),
+            base::Code::kCorruption);
+  // Zeros, as a crash leaves unwritten bytes: a valid CRC of an empty payload.
+  EXPECT_EQ(decodeCacheRecordOf(std::string(16, '\0'), guidBytes(mine)).status().code(),
+            base::Code::kCorruption);
+  // A record from before field 7 is taken when it holds anything.
+  EXPECT_TRUE(decodeCacheRecordOf(encodeCacheRecord(e), guidBytes(mine)).ok());
+}
+
 TEST(HeaderFile, RoundTripEscapesAndRefusesDamage) {
   MailboxHeader h{"0123abcd", "user\x1f" "alice\x1f" "Sent", 77, {"$Junk", "Work\nInjected"},
                   "alice\tlrswipkxtecdan\t"};

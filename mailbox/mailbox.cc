@@ -267,22 +267,12 @@ Result<CacheEntry> Mailbox::cache(const IndexRecord& r) const {
                               std::to_string(r.cache_offset) + " is inside the header");
   }
   DARIUS_RETURN_IF_ERROR(remapCache(r.cache_offset + kCacheRecordOverhead));
-  std::string guid;
-  auto e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset), &guid);
+  auto e = decodeCacheRecordOf(cache_map_.view().substr(r.cache_offset), guidBytes(r.guid));
   if (!e.ok() && e.status().message().find("runs past") != std::string::npos) {
     // The mapping may predate the record's payload; map the whole file again and retry.
     cache_map_.reset();
     DARIUS_RETURN_IF_ERROR(remapCache(r.cache_offset + kCacheRecordOverhead));
-    e = decodeCacheRecord(cache_map_.view().substr(r.cache_offset), &guid);
-  }
-  if (e.ok()) {
-    // Bytes that were never written (docs/formats/cache.md, "Crash safety") decode as an empty
-    // record or name another message; every real record has an ENVELOPE or, since field 7,
-    // its message's GUID.
-    std::string_view want(reinterpret_cast<const char*>(r.guid.data()), r.guid.size());
-    if (!guid.empty() ? guid != want : *e == CacheEntry{}) {
-      e = Status::corruption(guid.empty() ? "empty cache record" : "cache record of another message");
-    }
+    e = decodeCacheRecordOf(cache_map_.view().substr(r.cache_offset), guidBytes(r.guid));
   }
   if (!e.ok()) {
     return Status::corruption(path(kCacheFileName) + ": offset " +

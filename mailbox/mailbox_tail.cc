@@ -65,9 +65,10 @@ Status Mailbox::settleTail() {
     return repairTornAppend();
   }
   // The round again, a bounded number of files at a time (a tail can be a whole mailbox:
-  // renameInbox, a large COPY).
+  // renameInbox, a large COPY); the cache and the directory go with the first batch. A tail
+  // is never empty (prev_num_records < num_records), so there is a first batch.
   constexpr size_t kBatch = 64;
-  for (size_t at = 0; at < uids.size() || at == 0; at += kBatch) {
+  for (size_t at = 0; at < uids.size(); at += kBatch) {
     std::vector<std::unique_ptr<io::WritableFile>> files;
     std::vector<std::function<Status()>> round;
     for (size_t k = at; k < std::min(uids.size(), at + kBatch); ++k) {
@@ -91,7 +92,6 @@ Status Mailbox::settleTail() {
       if (synced.isOk()) synced = closed;
     }
     if (!synced.isOk()) return hideAgain(synced);
-    if (uids.empty()) break;
   }
   auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
   if (!f.ok()) return hideAgain(f.status());
@@ -112,7 +112,7 @@ Status Mailbox::settleTail() {
       DARIUS_ASSIGN_OR_RETURN(IndexRecord r, record(i));
       r.cache_offset = base + batch.size();
       batch += encodeCacheRecord(entry,
-                                 std::string_view(reinterpret_cast<const char*>(r.guid.data()), r.guid.size()));
+                                 guidBytes(r.guid));
       moved.emplace_back(i, r);
     }
     DARIUS_RETURN_IF_ERROR((*c)->append(batch));

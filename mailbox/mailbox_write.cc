@@ -137,9 +137,7 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     uint64_t base = (*c)->size();
     for (size_t i = 0; i < records.size(); ++i) {
       records[i].cache_offset = base + batch.size();
-      const Guid& g = requests[i].message->guid;
-      batch += encodeCacheRecord(requests[i].message->cache,
-                                 std::string_view(reinterpret_cast<const char*>(g.data()), g.size()));
+      batch += encodeCacheRecord(requests[i].message->cache, guidBytes(requests[i].message->guid));
     }
     DARIUS_RETURN_IF_ERROR((*c)->append(batch));
   }

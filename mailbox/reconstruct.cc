@@ -244,14 +244,7 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     CacheEntry entry;
     bool have = false;
     if (old_live != old.live.end() && r.cache_offset >= kCacheHeaderSize && r.cache_offset < old.cache.size()) {
-      std::string guid;
-      auto e = decodeCacheRecord(std::string_view(old.cache).substr(r.cache_offset), &guid);
-      // As Mailbox::cache: zeros decode as an empty record, and a record naming another GUID
-      // is not this message's (docs/formats/cache.md).
-      std::string_view want(reinterpret_cast<const char*>(r.guid.data()), r.guid.size());
-      if (e.ok() && (!guid.empty() ? guid != want : *e == CacheEntry{})) {
-        e = Status::corruption(guid.empty() ? "empty cache record" : "cache record of another message");
-      }
+      auto e = decodeCacheRecordOf(std::string_view(old.cache).substr(r.cache_offset), guidBytes(r.guid));
       if (e.ok()) {
         entry = std::move(*e);
         have = true;
@@ -288,7 +281,7 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     CacheEntry& e = caches[uid];
     rec.cache_offset = cache_bytes.size();
     cache_bytes += encodeCacheRecord(
-        e, std::string_view(reinterpret_cast<const char*>(rec.guid.data()), rec.guid.size()));
+        e, guidBytes(rec.guid));
     n.highest_modseq = std::max(n.highest_modseq, rec.modseq);
     accountRecord(n, rec, +1);
     record_bytes += encodeIndexRecord(rec);
