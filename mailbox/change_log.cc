@@ -40,6 +40,7 @@ struct ChangeLog::Batch {
   SeqRange range;
   Status status;
   bool done = false;
+  bool sync = true;  // Sync::kNow
 };
 
 ChangeLog::ChangeLog(std::string dir, ChangeLogOptions options, io::Env& env)
@@ -75,9 +76,10 @@ Result<std::unique_ptr<ChangeLog>> ChangeLog::open(std::string dir, ChangeLogOpt
   return log;
 }
 
-Result<SeqRange> ChangeLog::append(std::span<const ChangeRecord> records) {
+Result<SeqRange> ChangeLog::append(std::span<const ChangeRecord> records, Sync sync) {
   if (records.empty()) return Status::invalid("change log: empty batch");
   Batch batch;
+  batch.sync = sync == Sync::kNow;
   batch.frames.reserve(records.size());
   for (const ChangeRecord& r : records) {
     DARIUS_ASSIGN_OR_RETURN(std::string frame, encodeFrame(r));
@@ -187,8 +189,10 @@ Status ChangeLog::writeGroup(std::span<Batch* const> group) {
     }
     b->range.last = seq - 1;
   }
+  bool sync = false;
+  for (const Batch* b : group) sync |= b->sync;
   s = tail_.file->append(buf);
-  if (s.isOk()) s = tail_.file->sync();
+  if (s.isOk() && sync) s = tail_.file->sync();
   if (!s.isOk()) {
     // What was written may or may not be there: find out under the lock next time.
     tail_.file.reset();

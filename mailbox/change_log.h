@@ -85,7 +85,8 @@ class ChangeLog {
   struct Stats {
     uint64_t appends = 0;    // append() calls that succeeded
     uint64_t records = 0;    // records they appended
-    uint64_t groups = 0;     // leader writes (each one write + one fdatasync), incl. failed ones
+    uint64_t groups = 0;     // leader writes (each one write, + one fdatasync unless every
+                             // batch was Sync::kByCaller), incl. failed ones
     uint64_t rotations = 0;  // segments started by this object after the first
     uint64_t tail_cuts = 0;  // torn tails (or torn segment headers) this object repaired
     size_t queued = 0;       // batches waiting for a leader right now
@@ -100,10 +101,17 @@ class ChangeLog {
   ChangeLog(const ChangeLog&) = delete;
   ChangeLog& operator=(const ChangeLog&) = delete;
 
+  // Who makes an append durable. kByCaller: the records are written, not fsync'd; the caller
+  // promises a filesystem-wide sync (io::SyncBarrier) of the log's filesystem before it
+  // relies on them, and until then they are "in flight" as described above. A group holding
+  // any kNow batch is fsync'd, which covers its kByCaller batches too.
+  enum class Sync { kNow, kByCaller };
+
   // Appends `records` (seq ignored; time_usec 0 = now) as consecutive sequence numbers and
-  // returns them once the records are on stable storage. kInvalid for an empty batch or a
-  // malformed record; kTooBig for a record over kMaxRecordBody; nothing is written then.
-  base::Result<SeqRange> append(std::span<const ChangeRecord> records);
+  // returns them once the records are on stable storage (kNow) or written (kByCaller).
+  // kInvalid for an empty batch or a malformed record; kTooBig for a record over
+  // kMaxRecordBody; nothing is written then.
+  base::Result<SeqRange> append(std::span<const ChangeRecord> records, Sync sync = Sync::kNow);
   base::Result<uint64_t> append(const ChangeRecord& record);
 
   // The sequence number the next append will get (brought up to date under the lock).

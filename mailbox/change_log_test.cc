@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "lib/io/faulty_env.h"
 #include "lib/io/temp_dir.h"
 #include "mailbox/change_log_reader.h"
 #include "mailbox/change_log_segment.h"
@@ -390,6 +391,49 @@ TEST(ChangeLogTest, PruneRemovesWholeOldSegmentsOnly) {
   EXPECT_EQ(*log->append(appendRecord("m", 99)), 31u);
   auto again = *ChangeLog::open(logDir(d), o);
   EXPECT_EQ(*again->nextSeq(), 32u);
+}
+
+}  // namespace
+}  // namespace darius::mailbox
+
+namespace darius::mailbox {
+namespace {
+
+// Sync::kByCaller leaves the fsync to the caller's filesystem sync: without one the records
+// are lost with the power, with one they stay; a kNow append syncs what came before it too.
+TEST(ChangeLogTest, ByCallerAppendsWaitForTheCallersFilesystemSync) {
+  auto d = *io::TempDir::create("clog");
+  io::FaultyEnv env(io::Env::posix());
+  ChangeLogOptions o;
+  o.env = &env;
+  auto log = ChangeLog::open(logDir(d), o);
+  ASSERT_TRUE(log.ok()) << log.status().toString();
+  const uint64_t syncs = env.syncCount();
+  ASSERT_TRUE((*log)->append(std::vector<ChangeRecord>{appendRecord("mb-1", 1)},
+                             ChangeLog::Sync::kByCaller).ok());
+  EXPECT_EQ(env.syncCount(), syncs);  // written, not synced
+  EXPECT_EQ(readAll(logDir(d)).size(), 1u);  // readers see it at once
+  log->reset();  // a crash: nobody syncs on the way out
+  ASSERT_TRUE(env.dropUnsyncedData().isOk());
+  EXPECT_EQ(readAll(logDir(d)).size(), 0u);
+
+  log = ChangeLog::open(logDir(d), o);
+  ASSERT_TRUE(log.ok()) << log.status().toString();
+  auto fs = env.openFilesystemSync({logDir(d)});
+  ASSERT_TRUE(fs.ok()) << fs.status().toString();
+  ASSERT_TRUE((*log)->append(std::vector<ChangeRecord>{appendRecord("mb-1", 1)},
+                             ChangeLog::Sync::kByCaller).ok());
+  ASSERT_TRUE((*fs)->sync().isOk());
+  ASSERT_TRUE((*log)->append(std::vector<ChangeRecord>{appendRecord("mb-2", 2)},
+                             ChangeLog::Sync::kByCaller).ok());
+  ASSERT_TRUE((*log)->append(appendRecord("mb-3", 3)).ok());  // kNow: syncs mb-2 too
+  log->reset();
+  ASSERT_TRUE(env.dropUnsyncedData().isOk());
+  auto got = readAll(logDir(d));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].mailbox_id, "mb-1");
+  EXPECT_EQ(got[1].mailbox_id, "mb-2");
+  EXPECT_EQ(got[2].mailbox_id, "mb-3");
 }
 
 }  // namespace

@@ -281,7 +281,8 @@ Result<CacheEntry> Mailbox::cache(const IndexRecord& r) const {
   return e;
 }
 
-void Mailbox::noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>> uids) {
+void Mailbox::noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>> uids,
+                         bool synced) {
   if (change_log_ == nullptr || uids.empty()) return;
   // One record holds ~87,000 UIDs (kMaxRecordBody); a bigger change is split.
   constexpr size_t kPerRecord = 50000;
@@ -295,7 +296,8 @@ void Mailbox::noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>
     }
     records.push_back(std::move(r));
   }
-  auto done = change_log_->append(records);
+  auto done = change_log_->append(records, synced ? ChangeLog::Sync::kNow
+                                                 : ChangeLog::Sync::kByCaller);
   if (!done.ok()) {
     log::warning("{}: change not logged ({}): {}", dir_, changeTypeName(records[0].type),
                  done.status().toString());

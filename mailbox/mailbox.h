@@ -31,6 +31,7 @@
 #include "lib/io/fd.h"
 #include "lib/io/file_lock.h"
 #include "lib/io/mapped_file.h"
+#include "lib/io/sync_barrier.h"
 #include "mailbox/cache_format.h"
 #include "mailbox/header_file.h"
 #include "mailbox/index_format.h"
@@ -96,6 +97,11 @@ class Mailbox {
   // change log): other sessions' IDLE and replication learn of it there. Null (the default)
   // logs nothing: tools that repair a mailbox in place. The log must outlive the handle.
   void setChangeLog(ChangeLog* log) { change_log_ = log; }
+  // Set: an append commits with one filesystem-wide sync through `barrier` (shared by every
+  // writer of the partition, so concurrent appends to any mailboxes share its flush) instead
+  // of a round of per-file syncs. The barrier must cover the filesystem of this mailbox, of
+  // the stage files appended from, and of the change log; it must outlive the handle.
+  void setSyncBarrier(io::SyncBarrier* barrier) { barrier_ = barrier; }
   const MailboxHeader& header() const { return header_; }
   const IndexHeader& index() const { return index_; }
 
@@ -159,7 +165,9 @@ class Mailbox {
   base::Result<std::string> recordBytes(size_t i) const;
   // Appends a change record after a commit; a failure is logged, not returned: the change
   // itself is durable, and consumers of the log treat it as a hint, not as the truth.
-  void noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>> uids);
+  // `synced` false: the log record is written but left for the caller's SyncBarrier.
+  void noteChange(int type, std::span<const std::pair<uint32_t, uint64_t>> uids,
+                  bool synced = true);
   base::Result<int> userFlagBit(const std::string& keyword, MailboxHeader& h, bool create);
 
   io::Env& env_;
@@ -176,6 +184,7 @@ class Mailbox {
   mutable io::UniqueFd cache_fd_;
   mutable io::MappedFile cache_map_;
   ChangeLog* change_log_ = nullptr;
+  io::SyncBarrier* barrier_ = nullptr;
   CompactPolicy compact_policy_;
 };
 

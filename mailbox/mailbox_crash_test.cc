@@ -4,13 +4,15 @@
 // shows exactly the state after the acknowledged operations (or, for the one in flight, after
 // it too), every live record's message file is there with its GUID, and nothing half-written
 // is visible. It runs again with the stage files' fsync deferred to the append (as lmtpd
-// stages), the append's concurrent syncs in the given order and reversed.
+// stages), the append's concurrent syncs in the given order and reversed, and with the appends
+// committed by one filesystem sync (SyncBarrier, sync_method syncfs).
 #include <gtest/gtest.h>
 
 #include <set>
 #include <tuple>
 
 #include "lib/io/faulty_env.h"
+#include "lib/io/sync_barrier.h"
 #include "lib/io/temp_dir.h"
 #include "mailbox/cache_fill.h"
 #include "mailbox/mailbox.h"
@@ -92,10 +94,18 @@ Snapshot snapshot(io::Env& env, const std::string& dir) {
 // The scenario, stopped after `max_steps` steps. Returns how many steps were acknowledged
 // before the first failure.
 size_t runScenario(io::Env& env, const std::string& dir, const std::string& stage,
-                   size_t max_steps = 100, StageSync stage_sync = StageSync::kNow) {
+                   size_t max_steps = 100, StageSync stage_sync = StageSync::kNow,
+                   bool syncfs = false) {
   auto m = Mailbox::open(env, dir);
   if (!m.ok()) return 0;
   Mailbox& box = **m;
+  std::unique_ptr<io::SyncBarrier> barrier;
+  if (syncfs) {
+    auto fs = env.openFilesystemSync({dir, stage});
+    if (!fs.ok()) return 0;
+    barrier = std::make_unique<io::SyncBarrier>(std::move(*fs));
+    box.setSyncBarrier(barrier.get());
+  }
   size_t done = 0;
   auto appendMsgs = [&](std::vector<std::string> bodies, std::vector<std::string> keywords) {
     std::vector<StagedMessage> staged;
@@ -135,6 +145,7 @@ struct Mode {
   bool torn = false;
   StageSync stage_sync = StageSync::kNow;
   bool reverse = false;  // FaultyEnv runs concurrent syncs in reverse order
+  bool syncfs = false;   // appends commit with one filesystem sync (SyncBarrier)
 };
 
 class MailboxCrashTest : public ::testing::TestWithParam<Mode> {};
@@ -142,6 +153,7 @@ class MailboxCrashTest : public ::testing::TestWithParam<Mode> {};
 TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
   const bool torn = GetParam().torn;
   const StageSync stage_sync = GetParam().stage_sync;
+  const bool syncfs = GetParam().syncfs;
   // The states after 0..kSteps acknowledged steps.
   std::vector<Snapshot> states;
   uint64_t total_ops = 0;
@@ -152,7 +164,8 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
     ASSERT_TRUE(Mailbox::create(*io::Env::posix(), t->file("box"), {"id1", "n", 99, {}, ""}).ok());
     io::FaultyEnv counting(io::Env::posix());
     counting.reverseConcurrent(GetParam().reverse);
-    ASSERT_EQ(runScenario(counting, t->file("box"), t->file("stage"), 100, stage_sync), kSteps);
+    ASSERT_EQ(runScenario(counting, t->file("box"), t->file("stage"), 100, stage_sync, syncfs),
+              kSteps);
     total_ops = counting.opCount();
   }
   // Reference states: the scenario stopped after each step.
@@ -162,7 +175,8 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
     ASSERT_TRUE(cleanStageDir(*io::Env::posix(), t->file("stage")).isOk());
     ASSERT_TRUE(Mailbox::create(*io::Env::posix(), t->file("box"), {"id1", "n", 99, {}, ""}).ok());
     if (steps > 0) {
-      ASSERT_EQ(runScenario(*io::Env::posix(), t->file("box"), t->file("stage"), steps, stage_sync),
+      ASSERT_EQ(runScenario(*io::Env::posix(), t->file("box"), t->file("stage"), steps, stage_sync,
+                            syncfs),
                 steps);
     }
     states.push_back(snapshot(*io::Env::posix(), t->file("box")));
@@ -181,7 +195,7 @@ TEST_P(MailboxCrashTest, PowerCutAfterEveryOperation) {
       if (torn) env.tornWrites(true, n + 1);
       env.reverseConcurrent(GetParam().reverse);
       env.losePowerAfterOps(n);
-      acked = runScenario(env, box, stage, 100, stage_sync);
+      acked = runScenario(env, box, stage, 100, stage_sync, syncfs);
       env.losePowerNow();
       ASSERT_TRUE(env.recoverFromPowerLoss().isOk()) << "cut " << n;
     }
@@ -207,9 +221,12 @@ INSTANTIATE_TEST_SUITE_P(Torn, MailboxCrashTest,
                                            Mode{true, StageSync::kNow, false},
                                            Mode{false, StageSync::kDeferred, false},
                                            Mode{true, StageSync::kDeferred, false},
-                                           Mode{false, StageSync::kDeferred, true}),
+                                           Mode{false, StageSync::kDeferred, true},
+                                           Mode{false, StageSync::kDeferred, false, true},
+                                           Mode{true, StageSync::kDeferred, false, true}),
                          [](const auto& info) {
                            const Mode& m = info.param;
+                           if (m.syncfs) return m.torn ? "SyncfsTorn" : "Syncfs";
                            if (m.stage_sync == StageSync::kNow) {
                              return m.torn ? "TornAppends" : "WholeWrites";
                            }

@@ -120,8 +120,9 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
       DARIUS_RETURN_IF_ERROR((*w)->close());
       continue;
     }
-    // A stage file written without its fsync: its bytes become durable in this round.
-    if (m.pending_sync) {
+    // A stage file written without its fsync: its bytes become durable in this round (with a
+    // barrier, its filesystem sync covers the stage file like everything else).
+    if (m.pending_sync && barrier_ == nullptr) {
       std::shared_ptr<PendingSync> p = m.pending_sync;
       bool seen = false;
       for (size_t j = 0; j < i; ++j) seen |= requests[j].message->pending_sync == p;
@@ -170,20 +171,29 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   //    names (or the reverse). The change log append runs in the round too: its record may be
   //    durable before the index, which the log's readers allow (docs/formats/changelog.md,
   //    "In flight"); the caller is answered only when all are done.
+  //    With a SyncBarrier the round is one filesystem-wide sync after the change log record
+  //    is written: it covers the stage files, the links, the cache, the index and the log, and
+  //    is shared with every other append of the partition in flight.
   std::vector<std::pair<uint32_t, uint64_t>> logged;
   for (const Appended& a : out) logged.emplace_back(a.uid, a.modseq);
-  io::WritableFile* index_file = f->get();
-  std::vector<std::function<Status()>> round = {
-      [index_file] { return index_file->sync(); },
-      [this, &logged] {
-        noteChange(static_cast<int>(ChangeType::kAppend), logged);
-        return Status::ok();
-      },
-      [this] { return env_.syncDir(dir_); },
-      [cache_file] { return cache_file->sync(); },
-  };
-  round.insert(round.end(), stage_syncs.begin(), stage_syncs.end());
-  Status synced = env_.runConcurrently(round);
+  Status synced;
+  if (barrier_ != nullptr) {
+    noteChange(static_cast<int>(ChangeType::kAppend), logged, /*synced=*/false);
+    synced = barrier_->sync();
+  } else {
+    io::WritableFile* index_file = f->get();
+    std::vector<std::function<Status()>> round = {
+        [index_file] { return index_file->sync(); },
+        [this, &logged] {
+          noteChange(static_cast<int>(ChangeType::kAppend), logged);
+          return Status::ok();
+        },
+        [this] { return env_.syncDir(dir_); },
+        [cache_file] { return cache_file->sync(); },
+    };
+    round.insert(round.end(), stage_syncs.begin(), stage_syncs.end());
+    synced = env_.runConcurrently(round);
+  }
   Status closed = (*c)->close();
   if (synced.isOk()) synced = closed;
   if (!synced.isOk()) {

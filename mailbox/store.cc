@@ -36,6 +36,10 @@ Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env
   o.compact_policy.min_dead_bytes = config.getSize("cache_compact_min_dead");
   o.compact_policy.dead_ratio =
       static_cast<double>(config.getInt("cache_compact_dead_percent")) / 100.0;
+  const std::string method = config.getString("sync_method");
+  o.sync_method = method == "fsync"    ? SyncMethod::kFsync
+                  : method == "syncfs" ? SyncMethod::kSyncfs
+                                       : SyncMethod::kAuto;
   return open(std::move(o));
 }
 
@@ -69,6 +73,20 @@ Status Store::init() {
       DARIUS_ASSIGN_OR_RETURN(auto log, ChangeLog::open(p.changeLogDir(), co));
       change_logs_.emplace(p.name, std::move(log));
     }
+    if (options_.sync_method != SyncMethod::kFsync) {
+      std::vector<std::string> paths = {p.root, p.stageDir()};
+      if (options_.change_log) paths.push_back(p.changeLogDir());
+      auto fs = env_.openFilesystemSync(paths);
+      if (fs.ok()) {
+        barriers_.emplace(p.name, std::make_unique<io::SyncBarrier>(std::move(*fs)));
+      } else if (options_.sync_method == SyncMethod::kSyncfs ||
+                 fs.status().code() != base::Code::kNotSupported) {
+        return fs.status().withContext("sync_method syncfs for partition " + p.name);
+      } else {
+        log::notice("partition {}: appends sync file by file: {}", p.name,
+                    fs.status().message());
+      }
+    }
   }
   db::OpenOptions dbo;
   dbo.env = &env_;
@@ -94,6 +112,11 @@ const Partition& Store::defaultPartition() const {
     if (p.name == options_.default_partition) return p;
   }
   return options_.partitions.front();  // open() checked the name; not reached
+}
+
+io::SyncBarrier* Store::syncBarrier(std::string_view partition) {
+  auto it = barriers_.find(partition);
+  return it == barriers_.end() ? nullptr : it->second.get();
 }
 
 ChangeLog* Store::changeLog(std::string_view partition) {
@@ -125,7 +148,8 @@ std::string Store::newUniqueId() {
   return out;
 }
 
-Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir, ChangeLog* log) {
+Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
+                                                const std::string& partition) {
   auto m = Mailbox::open(env_, dir);
   if (!m.ok() && m.status().code() == base::Code::kCorruption) {
     // DESIGN.md §3: a damaged index repairs itself at open; the message files are the truth.
@@ -138,7 +162,8 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir, ChangeLo
     m = Mailbox::open(env_, dir);
   }
   if (!m.ok()) return m.status();
-  (*m)->setChangeLog(log);
+  (*m)->setChangeLog(changeLog(partition));
+  (*m)->setSyncBarrier(syncBarrier(partition));
   (*m)->setCompactPolicy(options_.compact_policy);
   return m;
 }
@@ -151,7 +176,7 @@ Result<OpenMailbox> Store::openMailbox(const MailboxName& name) {
       return Status::notFound(name.toString() + ": no such mailbox");
     }
     DARIUS_ASSIGN_OR_RETURN(std::string dir, directoryOf(name, *entry));
-    auto m = openDir(dir, changeLog(entry->partition));
+    auto m = openDir(dir, entry->partition);
     if (m.ok()) return OpenMailbox{std::move(*entry), std::move(*m)};
     if (m.status().code() != base::Code::kNotFound || attempt > 0) return m.status();
     // Listed but not on disk: a namespace operation is in flight or was cut short. Wait for

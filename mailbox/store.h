@@ -15,10 +15,11 @@
 //
 // Delivery group commit: concurrent append() calls for one mailbox queue; the first becomes the
 // leader, takes every request queued at that moment, links them all under one mailbox lock and
-// commits them with one fsync of each file (in two rounds of concurrent syncs,
-// docs/formats/index.md "Commit"), then wakes the others with their own UIDs. So N
-// concurrent deliveries into one mailbox cost one set of fsyncs, and each caller returns only
-// once its own message is durable.
+// commits them with one round of syncs (docs/formats/index.md "Commit"), then wakes the others
+// with their own UIDs. So N concurrent deliveries into one mailbox cost one round, and each
+// caller returns only once its own message is durable. With SyncMethod::kSyncfs the round is
+// one syncfs of the partition's filesystem, itself group-committed (io::SyncBarrier) with
+// every other mailbox's appends in flight.
 //
 // Errors follow lib/base/status.h: kNotFound (no such mailbox), kExists, kInvalid,
 // kNotSupported (a rename across partitions), kCorruption (a damaged list record), kIoError.
@@ -67,6 +68,13 @@ inline constexpr std::string_view kIntentDirName = "darius.intents";
 inline constexpr std::string_view kNamespaceLockName = "darius.nslock";
 inline constexpr std::string_view kUidValidityFileName = "darius.uidvalidity";
 
+// How appends are made durable (the `sync_method` option; Mailbox::setSyncBarrier).
+enum class SyncMethod {
+  kFsync,   // file by file, in one round of concurrent syncs
+  kSyncfs,  // one shared syncfs per partition (io::SyncBarrier); open fails if impossible
+  kAuto,    // kSyncfs where the partition qualifies (Env::openFilesystemSync), else kFsync
+};
+
 struct StoreOptions {
   io::Env* env = nullptr;  // null: io::Env::posix()
   std::string data_dir;    // holds mailboxes.db, darius.intents/, darius.nslock
@@ -76,6 +84,7 @@ struct StoreOptions {
   MailboxListOptions list_options;
   bool change_log = true;  // keep a change log per partition (tests may switch it off)
   Mailbox::CompactPolicy compact_policy;  // when an index rewrite also rewrites the cache
+  SyncMethod sync_method = SyncMethod::kFsync;
 };
 
 struct CreateOptions {
@@ -203,7 +212,10 @@ class Store {
   base::Result<const Partition*> partitionFor(const MailboxName& name,
                                               const CreateOptions& options);
   void logNamespaceChange(const std::string& partition, const ChangeRecord& record);
-  base::Result<std::unique_ptr<Mailbox>> openDir(const std::string& dir, ChangeLog* log);
+  base::Result<std::unique_ptr<Mailbox>> openDir(const std::string& dir,
+                                                 const std::string& partition);
+  // The partition's shared filesystem sync, null when it syncs file by file.
+  io::SyncBarrier* syncBarrier(std::string_view partition);
   base::Result<std::vector<Appended>> appendNow(const MailboxName& name,
                                                 std::span<const AppendRequest> requests);
 
@@ -212,6 +224,7 @@ class Store {
   std::unique_ptr<MailboxList> list_;
   std::unique_ptr<Subscriptions> subscriptions_;
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
+  std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;
   RecoveryReport recovery_;
 
   std::mutex queues_mu_;

@@ -119,12 +119,15 @@ struct Mode {
   bool torn = false;
   StageSync stage_sync = StageSync::kNow;
   bool reverse = false;  // FaultyEnv runs concurrent syncs in reverse order
+  bool syncfs = false;   // appends commit with one filesystem sync (SyncMethod::kSyncfs)
 };
 
 // The scenario; returns how many steps were acknowledged before the first failure.
 size_t runScenario(io::Env& env, const io::TempDir& t, size_t max_steps = 100,
-                   StageSync stage_sync = StageSync::kNow) {
-  auto opened = Store::open(options(t, &env));
+                   StageSync stage_sync = StageSync::kNow, bool syncfs = false) {
+  StoreOptions o = options(t, &env);
+  if (syncfs) o.sync_method = SyncMethod::kSyncfs;
+  auto opened = Store::open(o);
   if (!opened.ok()) return 0;
   Store& store = **opened;
   size_t done = 0;
@@ -193,6 +196,7 @@ class StoreCrashTest : public ::testing::TestWithParam<Mode> {};
 TEST_P(StoreCrashTest, PowerCutAfterEveryOperation) {
   const bool torn = GetParam().torn;
   const StageSync stage_sync = GetParam().stage_sync;
+  const bool syncfs = GetParam().syncfs;
   std::vector<Snapshot> states;
   uint64_t total_ops = 0;
   {
@@ -200,13 +204,13 @@ TEST_P(StoreCrashTest, PowerCutAfterEveryOperation) {
     ASSERT_TRUE(t.ok());
     io::FaultyEnv counting(io::Env::posix());
     counting.reverseConcurrent(GetParam().reverse);
-    ASSERT_EQ(runScenario(counting, *t, 100, stage_sync), kSteps);
+    ASSERT_EQ(runScenario(counting, *t, 100, stage_sync, syncfs), kSteps);
     total_ops = counting.opCount();
   }
   for (size_t steps = 0; steps <= kSteps; ++steps) {
     auto t = io::TempDir::create("store-crash");
     ASSERT_TRUE(t.ok());
-    ASSERT_EQ(runScenario(*io::Env::posix(), *t, steps, stage_sync), steps);
+    ASSERT_EQ(runScenario(*io::Env::posix(), *t, steps, stage_sync, syncfs), steps);
     states.push_back(snapshot(*t));
   }
   ASSERT_EQ(states.back().size(), 3u) << describe(states.back());
@@ -222,7 +226,7 @@ TEST_P(StoreCrashTest, PowerCutAfterEveryOperation) {
       if (torn) env.tornWrites(true, n + 1);
       env.reverseConcurrent(GetParam().reverse);
       env.losePowerAfterOps(n);
-      acked = runScenario(env, *t, 100, stage_sync);
+      acked = runScenario(env, *t, 100, stage_sync, syncfs);
       env.losePowerNow();
       ASSERT_TRUE(env.recoverFromPowerLoss().isOk()) << "cut " << n;
     }
@@ -244,9 +248,12 @@ INSTANTIATE_TEST_SUITE_P(Torn, StoreCrashTest,
                          ::testing::Values(Mode{false, StageSync::kNow, false},
                                            Mode{true, StageSync::kNow, false},
                                            Mode{false, StageSync::kDeferred, false},
-                                           Mode{false, StageSync::kDeferred, true}),
+                                           Mode{false, StageSync::kDeferred, true},
+                                           Mode{false, StageSync::kDeferred, false, true},
+                                           Mode{true, StageSync::kDeferred, false, true}),
                          [](const auto& info) {
                            const Mode& m = info.param;
+                           if (m.syncfs) return m.torn ? "SyncfsTorn" : "Syncfs";
                            if (m.stage_sync == StageSync::kNow) {
                              return m.torn ? "TornAppends" : "WholeWrites";
                            }

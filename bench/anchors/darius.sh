@@ -27,6 +27,7 @@ setup)
   printf '\n# bench/anchors/darius.sh: idle-session workload\nmax_connections: 20000\nmax_connections_per_host: 20000\n' \
     >>"$dir/darius.conf"
   printf 'log_file: darius.log\n' >>"$dir/darius.conf"
+  [[ -n ${DARIUS_EXTRA_CONF:-} ]] && printf '%s\n' "$DARIUS_EXTRA_CONF" >>"$dir/darius.conf"
   for ((i = 2; i <= users; i++)); do
     "$darius" user add -C "$dir/darius.conf" "bench$i" --password bench >/dev/null
   done

@@ -16,6 +16,7 @@ constexpr std::string_view kServices[] = {"imap", "imaps", "pop3", "pop3s", "lmt
 constexpr std::string_view kLogLevels[] = {"debug", "info", "notice", "warning", "error"};
 constexpr std::string_view kTlsVersions[] = {"TLSv1.2", "TLSv1.3"};
 constexpr std::string_view kDbBackends[] = {"skiplist", "berkeley", "flat"};
+constexpr std::string_view kSyncMethods[] = {"auto", "syncfs", "fsync"};
 constexpr std::string_view kUidlFormats[] = {"uidvalidity.uid", "uid", "guid"};
 
 // Mozilla's "intermediate" TLS 1.2 suites: forward secrecy and AEAD only. DHE is left out
@@ -163,6 +164,18 @@ constexpr OptionDef kOptions[] = {
     {.name = "mailboxes_db_backend", .type = T::kEnum, .default_value = "skiplist",
      .description = "Backend of the mailbox list database `mailboxes.db` in data_dir.",
      .section = "mailboxes", .allowed = kDbBackends},
+    {.name = "sync_method", .type = T::kEnum, .default_value = "auto",
+     .description = "How an append (LMTP delivery, IMAP APPEND, COPY) is made durable before "
+                    "it is acknowledged. `fsync`: each file and directory it wrote is synced "
+                    "on its own. `syncfs`: one sync of the partition's whole filesystem, "
+                    "shared by every append in flight (group commit across mailboxes: about "
+                    "a quarter less CPU per delivery under load); it also writes back "
+                    "unrelated data on that filesystem, so give the partitions a filesystem "
+                    "of their own. `auto`: `syncfs` where the partition's root, stage "
+                    "directory and change log are on one local filesystem (ext4, XFS, Btrfs, "
+                    "F2FS, tmpfs, overlayfs), else `fsync`. An explicit `syncfs` that is not "
+                    "possible stops startup.",
+     .section = "mailboxes", .allowed = kSyncMethods},
     {.name = "partitions", .type = T::kList, .default_value = "default:spool",
      .description = "Mail partitions as `name:path` (path relative to data_dir unless "
                     "absolute); each holds mailbox directories, a stage directory, the "

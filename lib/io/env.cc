@@ -13,6 +13,10 @@ Status Env::runConcurrently(std::span<const std::function<Status()>> tasks) {
   return first;
 }
 
+Result<std::unique_ptr<FilesystemSync>> Env::openFilesystemSync(const std::vector<std::string>&) {
+  return Status::notSupported("this Env has no filesystem-wide sync");
+}
+
 Status createDirs(Env& env, const std::string& path) {
   if (path.empty()) return Status::invalid("createDirs: empty path");
   std::string prefix = path.front() == '/' ? "/" : "";

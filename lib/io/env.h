@@ -50,6 +50,24 @@ class WritableFile {
   virtual uint64_t size() const = 0;
 };
 
+// Makes everything written to one filesystem durable at once: syncfs(2), which writes back
+// every dirty page, inode and directory block of the filesystem and flushes the device once.
+// One call covers any number of files, directories and writers, which per-file fsyncs cannot
+// share (each pays its own inode write and device flush); a group commit over it
+// (sync_barrier.h) shares one flush among all concurrent deliveries of a partition. The
+// price: it also writes back unrelated dirty data on the same filesystem, so it suits a
+// filesystem of the store's own (the `sync_method` option chooses).
+//
+// Errors: the handle keeps its descriptor from opening on, so a write-back error anywhere on
+// the filesystem after that point (the kernel's errseq, Linux 5.8+) is reported by the next
+// sync() through this handle — also when the background flusher met it before that sync().
+// Thread-safety: sync() may be called from any thread at once.
+class FilesystemSync {
+ public:
+  virtual ~FilesystemSync() = default;
+  virtual Status sync() = 0;
+};
+
 class Env {
  public:
   virtual ~Env() = default;
@@ -94,6 +112,14 @@ class Env {
   // N device flushes cost about one flush latency; this default runs them one after another
   // in the given order, which keeps a crash test's operation count deterministic.
   virtual Status runConcurrently(std::span<const std::function<Status()>> tasks);
+
+  // A FilesystemSync for the one filesystem holding every path in `paths` (directories that
+  // exist). kNotSupported when they are on different filesystems, or on a filesystem whose
+  // syncfs is not known to write back and flush everything (network and FUSE filesystems,
+  // anything but ext2/3/4, XFS, Btrfs, F2FS and tmpfs): the caller then syncs file by file.
+  // This default: kNotSupported.
+  virtual Result<std::unique_ptr<FilesystemSync>> openFilesystemSync(
+      const std::vector<std::string>& paths);
 };
 
 // mkdir -p through an Env: creates each missing level with createDir() and syncs the parent of

@@ -221,6 +221,33 @@ Status FaultyEnv::runConcurrently(std::span<const std::function<Status()>> tasks
   return Status::ok();
 }
 
+class FaultyFilesystemSync final : public FilesystemSync {
+ public:
+  FaultyFilesystemSync(FaultyEnv* env, uint64_t epoch) : env_(env), epoch_(epoch) {}
+
+  Status sync() override {
+    std::lock_guard<std::mutex> lock(env_->mu_);
+    if (env_->power_lost_) return powerLostStatus();
+    if (epoch_ != env_->epoch_) return Status::ioError("filesystem handle from before power loss");
+    DARIUS_RETURN_IF_ERROR(env_->admit(FaultyEnv::OpKind::kSync));
+    env_->model_->allSynced();
+    return Status::ok();
+  }
+
+ private:
+  FaultyEnv* const env_;
+  const uint64_t epoch_;
+};
+
+Result<std::unique_ptr<FilesystemSync>> FaultyEnv::openFilesystemSync(
+    const std::vector<std::string>& paths) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DARIUS_RETURN_IF_ERROR(admitRead());
+  DARIUS_ASSIGN_OR_RETURN(auto checked, base_->openFilesystemSync(paths));
+  (void)checked;  // only its checks are wanted
+  return std::unique_ptr<FilesystemSync>(std::make_unique<FaultyFilesystemSync>(this, epoch_));
+}
+
 void FaultyEnv::reverseConcurrent(bool enable) { reverse_concurrent_ = enable; }
 
 Result<std::string> FaultyEnv::readFile(const std::string& path) {

@@ -20,6 +20,8 @@
 //    was synced leaves the file under both names (as hard links) or under neither.
 //  - An undone directory comes back with its durable entries; a directory whose creation is
 //    undone vanishes with everything in it, synced or not.
+//  - openFilesystemSync()'s sync() (syncfs) makes every file and every directory entry durable
+//    at once.
 //  - Hard links made through the env are the same file: they share contents, and restoring
 //    several durable names of one file re-links them.
 // WHAT IS NOT MODELLED.
@@ -104,6 +106,12 @@ class FaultyEnv final : public Env {
   // crash test runs its scenario both ways to cut power between the steps in either order.
   Status runConcurrently(std::span<const std::function<Status()>> tasks) override;
   void reverseConcurrent(bool enable);
+  // The base Env decides whether the paths qualify (same filesystem, trusted type). The
+  // handle's sync() counts as a sync (and as an op), and makes everything the model knows
+  // durable, as syncfs does for one filesystem (tests keep all their files on one); it does
+  // not call the base's syncfs, which would write back unrelated data of the machine.
+  Result<std::unique_ptr<FilesystemSync>> openFilesystemSync(
+      const std::vector<std::string>& paths) override;
 
   // Counters since construction (recovery does not reset them).
   uint64_t writeCount() const;
@@ -131,6 +139,7 @@ class FaultyEnv final : public Env {
 
  private:
   friend class FaultyWritableFile;
+  friend class FaultyFilesystemSync;
   enum class OpKind { kWrite, kSync, kOther };
 
   struct Trigger {

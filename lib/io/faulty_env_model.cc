@@ -13,6 +13,16 @@ void FsModel::reset() {
   root_ = newNode(true);
 }
 
+void FsModel::allSynced() {
+  for (const auto& node : arena_) {
+    if (node->is_dir) {
+      node->undo.clear();
+    } else {
+      node->durable = node->current;
+    }
+  }
+}
+
 FsNode* FsModel::newNode(bool is_dir) {
   arena_.push_back(std::make_unique<FsNode>());
   arena_.back()->is_dir = is_dir;

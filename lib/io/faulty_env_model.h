@@ -79,6 +79,8 @@ class FsModel {
   void dirSynced(FsNode* dir) { dir->undo.clear(); }
   static void written(FsNode* file, uint64_t offset, std::string_view data);
   static void fileSynced(FsNode* file) { file->durable = file->current; }
+  // syncfs: every file's bytes and every directory's entries become durable.
+  void allSynced();
 
   // Rewrites the disk through the base Env into the durable state. `rng` non-null enables
   // torn appends. Call reset() afterwards.

@@ -1,11 +1,14 @@
 // Env::posix(): the Env on the real filesystem, built on the wrappers of fd.h.
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 
 #include "lib/io/eintr.h"
 #include "lib/io/env.h"
@@ -68,6 +71,37 @@ class PosixWritableFile final : public WritableFile {
   std::string path_;
   UniqueFd fd_;
   uint64_t size_;
+};
+
+// Filesystems whose syncfs(2) writes back every dirty page, inode and directory block and then
+// flushes the device (their sync_fs waits for it), so that it is a durability point for
+// everything written before. NFS, CIFS, FUSE and the like may not: there syncs go file by file.
+bool syncfsIsDurable(const struct statfs& fs) {
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:      // nothing to write: memory is all there is
+    case OVERLAYFS_SUPER_MAGIC:  // syncs its upper filesystem (containers)
+      return true;
+    default:
+      return false;
+  }
+}
+
+class PosixFilesystemSync final : public FilesystemSync {
+ public:
+  PosixFilesystemSync(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+
+  Status sync() override {
+    if (::syncfs(fd_.get()) != 0) return errnoStatus("syncfs", path_);
+    return Status::ok();
+  }
+
+ private:
+  std::string path_;
+  UniqueFd fd_;  // opened once: errors since then are reported (errseq), see env.h
 };
 
 struct DirCloser {
@@ -147,6 +181,33 @@ class PosixEnv final : public Env {
   Status runConcurrently(std::span<const std::function<Status()>> tasks) override {
     if (tasks.size() < 2) return Env::runConcurrently(tasks);
     return TaskPool::shared().runAll(tasks);
+  }
+
+  Result<std::unique_ptr<FilesystemSync>> openFilesystemSync(
+      const std::vector<std::string>& paths) override {
+    if (paths.empty()) return Status::invalid("openFilesystemSync: no paths");
+    DARIUS_ASSIGN_OR_RETURN(UniqueFd fd, openFile(paths[0], O_RDONLY | O_DIRECTORY));
+    struct stat first;
+    if (::fstat(fd.get(), &first) != 0) return errnoStatus("fstat", paths[0]);
+    struct statfs fs;
+    if (retryOnEintr([&] { return ::fstatfs(fd.get(), &fs); }) != 0) {
+      return errnoStatus("fstatfs", paths[0]);
+    }
+    if (!syncfsIsDurable(fs)) {
+      char type[32];
+      std::snprintf(type, sizeof type, "0x%lx", static_cast<unsigned long>(fs.f_type));
+      return Status::notSupported(paths[0] + ": syncfs is not trusted on filesystem type " +
+                                  type);
+    }
+    for (size_t i = 1; i < paths.size(); ++i) {
+      struct stat st;
+      if (::stat(paths[i].c_str(), &st) != 0) return errnoStatus("stat", paths[i]);
+      if (st.st_dev != first.st_dev) {
+        return Status::notSupported(paths[i] + " is on another filesystem than " + paths[0]);
+      }
+    }
+    return std::unique_ptr<FilesystemSync>(
+        std::make_unique<PosixFilesystemSync>(paths[0], std::move(fd)));
   }
 
   Result<bool> fileExists(const std::string& path) override {

@@ -1,0 +1,42 @@
+#include "lib/io/sync_barrier.h"
+
+#include <vector>
+
+namespace darius::io {
+
+using base::Status;
+
+Status SyncBarrier::sync() {
+  Waiter me;
+  std::unique_lock<std::mutex> lk(mu_);
+  ++stats_.calls;
+  queue_.push_back(&me);
+  while (!me.done) {
+    if (running_) {
+      // A syncfs is under way, but it may have started before our writes: wait for the next.
+      cv_.wait(lk);
+      continue;
+    }
+    running_ = true;
+    std::vector<Waiter*> group(queue_.begin(), queue_.end());
+    queue_.clear();
+    ++stats_.syncs;
+    lk.unlock();
+    Status s = fs_->sync();
+    lk.lock();
+    for (Waiter* w : group) {
+      w->status = s;
+      w->done = true;
+    }
+    running_ = false;
+    cv_.notify_all();
+  }
+  return me.status;
+}
+
+SyncBarrier::Stats SyncBarrier::stats() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return stats_;
+}
+
+}  // namespace darius::io

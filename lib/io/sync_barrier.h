@@ -1,0 +1,57 @@
+// SyncBarrier: group commit over one FilesystemSync (env.h). A caller that has written what it
+// needs durable (through any descriptor, to any file or directory of the filesystem) calls
+// sync(); it returns once a syncfs that started after the call has finished, with that
+// syncfs's result. Callers that arrive while one syncfs runs wait and share the next: under
+// load one device flush serves every delivery in flight, whatever mailbox it went to, where
+// per-file fsyncs cost each delivery its own (DESIGN.md §3, "group commit").
+//
+// The leader of a group is a caller: the first to find no syncfs running takes every caller
+// queued at that moment (itself included), runs the syncfs outside the lock and hands each its
+// result. So nothing waits on a thread of the barrier's own, and an error reaches exactly the
+// callers whose writes the failed syncfs covered; later callers get a later syncfs.
+//
+// Ownership: owns its FilesystemSync. Thread-safety: sync() and stats() may be called from any
+// thread at once; destroy the barrier only when no sync() is in progress.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "lib/base/status.h"
+#include "lib/io/env.h"
+
+namespace darius::io {
+
+class SyncBarrier {
+ public:
+  explicit SyncBarrier(std::unique_ptr<FilesystemSync> fs) : fs_(std::move(fs)) {}
+  SyncBarrier(const SyncBarrier&) = delete;
+  SyncBarrier& operator=(const SyncBarrier&) = delete;
+
+  // Everything the caller wrote before this call is durable when it returns ok.
+  base::Status sync();
+
+  struct Stats {
+    uint64_t calls = 0;  // sync() calls
+    uint64_t syncs = 0;  // syncfs calls made for them
+  };
+  Stats stats() const;
+
+ private:
+  struct Waiter {
+    bool done = false;
+    base::Status status;
+  };
+
+  std::unique_ptr<FilesystemSync> fs_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Waiter*> queue_;
+  bool running_ = false;
+  Stats stats_;
+};
+
+}  // namespace darius::io
