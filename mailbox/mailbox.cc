@@ -112,6 +112,15 @@ Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& 
   return m;
 }
 
+Result<std::unique_ptr<Mailbox>> Mailbox::openForAppend(io::Env& env, const std::string& dir) {
+  DARIUS_ASSIGN_OR_RETURN(bool there,
+                          env.fileExists(dir + "/" + std::string(kHeaderFileName)));
+  if (!there) return Status::notFound(dir + ": no mailbox header");
+  std::unique_ptr<Mailbox> m(new Mailbox(env, dir));
+  m->append_only_ = true;
+  return m;
+}
+
 Status Mailbox::remapIndex() {
   std::string p = path(kIndexFileName);
   struct stat st {};

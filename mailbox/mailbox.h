@@ -89,6 +89,13 @@ class Mailbox {
   // kNotFound if there is no mailbox in `dir`; kCorruption (with the file and offset) if its
   // files are damaged beyond what open repairs by itself.
   static base::Result<std::unique_ptr<Mailbox>> open(io::Env& env, const std::string& dir);
+  // A handle for one append() and nothing else (Store's delivery path): it reads nothing
+  // until append() takes the exclusive lock, which loads, settles and checks everything
+  // open() would (kCorruption from there means "open() it to repair"), and the append leaves
+  // its index unmapped afterwards. Saves a delivery the shared-lock pass, the header read and
+  // a mapping that open() does first. kNotFound if `dir` holds no mailbox header.
+  static base::Result<std::unique_ptr<Mailbox>> openForAppend(io::Env& env,
+                                                              const std::string& dir);
 
   const std::string& dir() const { return dir_; }
   io::Env& env() const { return env_; }
@@ -185,6 +192,7 @@ class Mailbox {
   mutable io::MappedFile cache_map_;
   ChangeLog* change_log_ = nullptr;
   io::SyncBarrier* barrier_ = nullptr;
+  bool append_only_ = false;  // openForAppend()
   CompactPolicy compact_policy_;
 };
 

@@ -210,7 +210,12 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   h.tail_crc = 0;
   (void)(*f)->pwrite(0, encodeIndexHeader(h));
   index_ = h;
-  DARIUS_RETURN_IF_ERROR(remapIndex());
+  if (append_only_) {
+    // Nobody reads through this handle: drop the mapping rather than map the longer file.
+    index_ = IndexHeader{};
+  } else {
+    DARIUS_RETURN_IF_ERROR(remapIndex());
+  }
   DARIUS_RETURN_IF_ERROR((*f)->close());
   return out;
 }
