@@ -188,8 +188,8 @@ void Deliverer::storeInto(std::string_view message, std::vector<Slot>& slots,
   auto part = store_.partition(partition);
   if (!part.ok()) return fail_all(part.status());
   // The stage file's fsync is left to the appends (StageSync::kDeferred): the first one runs
-  // it beside its own link, directory and cache syncs, so the message is durable before any
-  // index record names it, for one flush latency instead of two.
+  // it in its own round of syncs (or its filesystem sync covers it, sync_method syncfs), so
+  // the message is durable before any recipient's 250, for one flush latency instead of two.
   auto staged = store_.stage(**part, message, mailbox::StageSync::kDeferred);
   if (!staged.ok()) return fail_all(staged.status());
   mailbox::AppendRequest req;

@@ -9,15 +9,16 @@
 //
 // Concurrency. Writers may be any thread of any process. Appends are serialised between
 // processes by an exclusive OFD lock (lib/io/file_lock.h) on "lock", held from the write
-// through its fsync, so a lock holder always finds the tail of the log either clean or left
-// torn by a writer that died. Inside one process, concurrent append() calls share fsyncs by
-// group commit: callers queue; the caller at the head of the queue becomes the leader, takes
-// every batch queued at that moment (up to 4 MiB), assigns their sequence numbers in queue
-// order, writes them with one write and makes them durable with one fdatasync, then hands
-// each caller its result. Batches queued while the leader's I/O runs wait for the next
-// leader. So append() returns only once its records are on stable storage, N concurrent
-// callers pay between 1 and N fsyncs, and records of one thread appear in the order of its
-// calls. (Processes do not share fsyncs; each holds the lock through its own.)
+// through its fsync (if any), so a lock holder always finds the tail of the log either clean
+// or left torn by a writer that died. Inside one process, concurrent append() calls share
+// fsyncs by group commit: callers queue; the caller at the head of the queue becomes the
+// leader, takes every batch queued at that moment (up to 4 MiB), assigns their sequence
+// numbers in queue order, writes them with one write and makes them durable with one
+// fdatasync, then hands each caller its result. Batches queued while the leader's I/O runs
+// wait for the next leader. So append() returns only once its records are on stable storage
+// (Sync::kNow; with Sync::kByCaller once they are written, below), N concurrent callers pay
+// between 1 and N fsyncs, and records of one thread appear in the order of its calls.
+// (Processes do not share fsyncs; each holds the lock through its own.)
 //
 // Recovery, done under the lock by the first writer that finds it necessary (on open, after
 // another process's crash, after an error): a torn or damaged tail of the last segment is

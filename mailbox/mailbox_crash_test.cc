@@ -223,9 +223,11 @@ INSTANTIATE_TEST_SUITE_P(Torn, MailboxCrashTest,
                                            Mode{true, StageSync::kDeferred, false},
                                            Mode{false, StageSync::kDeferred, true},
                                            Mode{false, StageSync::kDeferred, false, true},
-                                           Mode{true, StageSync::kDeferred, false, true}),
+                                           Mode{true, StageSync::kDeferred, false, true},
+                                           Mode{false, StageSync::kDeferred, true, true}),
                          [](const auto& info) {
                            const Mode& m = info.param;
+                           if (m.syncfs && m.reverse) return "SyncfsReversed";
                            if (m.syncfs) return m.torn ? "SyncfsTorn" : "Syncfs";
                            if (m.stage_sync == StageSync::kNow) {
                              return m.torn ? "TornAppends" : "WholeWrites";

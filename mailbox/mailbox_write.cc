@@ -51,6 +51,12 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
   DARIUS_RETURN_IF_ERROR(settleTail());
+  // Before the first write this commit depends on (io::SyncBarrier, "Errors"): the earliest
+  // of now and the marks of the stage files.
+  uint64_t sync_mark = barrier_ != nullptr ? barrier_->mark() : 0;
+  for (const AppendRequest& q : requests) {
+    if (q.message != nullptr) sync_mark = std::min(sync_mark, q.message->sync_mark);
+  }
   auto disk_header = readMailboxHeader(env_, dir_);
   if (!disk_header.ok()) return disk_header.status();
   MailboxHeader mh = std::move(*disk_header);
@@ -179,7 +185,7 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   Status synced;
   if (barrier_ != nullptr) {
     noteChange(static_cast<int>(ChangeType::kAppend), logged, /*synced=*/false);
-    synced = barrier_->sync();
+    synced = barrier_->sync(sync_mark);
   } else {
     io::WritableFile* index_file = f->get();
     std::vector<std::function<Status()>> round = {

@@ -24,9 +24,10 @@
 namespace darius::mailbox {
 
 // The fsync of a stage file that was written but not yet synced (stageMessage with
-// kDeferred). Mailbox::append runs it together with its other syncs (Env::runConcurrently)
-// and always before it writes an index record that names the message: a message's bytes are
-// durable before it is committed, exactly as when the stage step synced them itself. Several
+// kDeferred). Mailbox::append runs it in its round of syncs (Env::runConcurrently), before it
+// acknowledges the message; the index is marked unsettled until the round has finished
+// (docs/formats/index.md, "Commit"). Under sync_method syncfs the round's filesystem sync
+// covers the stage file instead and this is never run (StagedMessage::sync_mark). Several
 // appends of one message (one per recipient mailbox, possibly at once) share it: the first
 // one syncs, the others find it done. Thread-safe.
 class PendingSync {
@@ -47,8 +48,13 @@ struct StagedMessage {
   Guid guid{};
   CacheEntry cache;          // built once here with lib/mime (cache_fill.h)
   // Set when the file's data is not durable yet (kDeferred): whoever commits the message
-  // must run() it first. Null: the file is already durable.
+  // makes it durable before acknowledging it (run(), or a filesystem sync). Null: the file
+  // is already durable.
   std::shared_ptr<PendingSync> pending_sync;
+  // io::SyncBarrier::mark() taken before the file was written (Store::stage, when its
+  // partition commits by syncfs); kNoSyncMark when the file did not need one.
+  static constexpr uint64_t kNoSyncMark = UINT64_MAX;
+  uint64_t sync_mark = kNoSyncMark;
 };
 
 enum class StageSync {

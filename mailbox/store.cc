@@ -77,14 +77,22 @@ Status Store::init() {
       std::vector<std::string> paths = {p.root, p.stageDir()};
       if (options_.change_log) paths.push_back(p.changeLogDir());
       auto fs = env_.openFilesystemSync(paths);
-      if (fs.ok()) {
+      Status why = fs.status();
+      if (fs.ok() && options_.sync_method == SyncMethod::kAuto) {
+        // A syncfs writes back everyone's data on the filesystem: auto takes it only where
+        // the partition has a filesystem of its own.
+        auto own = (*fs)->isRoot(p.root);
+        why = !own.ok() ? own.status()
+              : *own    ? Status::ok()
+                        : Status::notSupported(p.root + " is not the root of a filesystem");
+      }
+      if (why.isOk()) {
         barriers_.emplace(p.name, std::make_unique<io::SyncBarrier>(std::move(*fs)));
-      } else if (options_.sync_method == SyncMethod::kSyncfs ||
-                 fs.status().code() != base::Code::kNotSupported) {
-        return fs.status().withContext("sync_method syncfs for partition " + p.name);
+      } else if (options_.sync_method == SyncMethod::kSyncfs) {
+        return why.withContext("sync_method syncfs, partition " + p.name);
       } else {
-        log::notice("partition {}: appends sync file by file: {}", p.name,
-                    fs.status().message());
+        log::info("partition {}: sync_method auto: appends sync file by file ({})", p.name,
+                  why.message());
       }
     }
   }
@@ -117,6 +125,15 @@ const Partition& Store::defaultPartition() const {
 io::SyncBarrier* Store::syncBarrier(std::string_view partition) {
   auto it = barriers_.find(partition);
   return it == barriers_.end() ? nullptr : it->second.get();
+}
+
+io::SyncBarrier* Store::barrierFor(std::string_view partition, const std::string& dir) {
+  io::SyncBarrier* b = syncBarrier(partition);
+  if (b == nullptr) return nullptr;
+  // A mailbox directory on another filesystem (a mount point below the partition) is not
+  // covered by the partition's syncfs: its appends sync file by file.
+  auto on = b->covers(dir);
+  return on.ok() && *on ? b : nullptr;
 }
 
 ChangeLog* Store::changeLog(std::string_view partition) {
@@ -163,7 +180,7 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
   }
   if (!m.ok()) return m.status();
   (*m)->setChangeLog(changeLog(partition));
-  (*m)->setSyncBarrier(syncBarrier(partition));
+  (*m)->setSyncBarrier(barrierFor(partition, dir));
   (*m)->setCompactPolicy(options_.compact_policy);
   return m;
 }
@@ -187,7 +204,7 @@ Result<OpenMailbox> Store::openMailbox(const MailboxName& name) {
 }
 
 Result<StagedMessage> Store::stage(const Partition& partition, std::string_view bytes) {
-  return stageMessage(env_, partition.stageDir(), bytes);
+  return stage(partition, bytes, StageSync::kNow);
 }
 
 Status Store::unstage(const StagedMessage& message) { return mailbox::unstage(env_, message); }

@@ -72,7 +72,8 @@ inline constexpr std::string_view kUidValidityFileName = "darius.uidvalidity";
 enum class SyncMethod {
   kFsync,   // file by file, in one round of concurrent syncs
   kSyncfs,  // one shared syncfs per partition (io::SyncBarrier); open fails if impossible
-  kAuto,    // kSyncfs where the partition qualifies (Env::openFilesystemSync), else kFsync
+  kAuto,    // kSyncfs where the partition qualifies (Env::openFilesystemSync) and is the root
+            // of a filesystem of its own (FilesystemSync::isRoot), else kFsync
 };
 
 struct StoreOptions {
@@ -216,6 +217,9 @@ class Store {
                                                  const std::string& partition);
   // The partition's shared filesystem sync, null when it syncs file by file.
   io::SyncBarrier* syncBarrier(std::string_view partition);
+  // The same for a mailbox directory of the partition: null when `dir` is on another
+  // filesystem.
+  io::SyncBarrier* barrierFor(std::string_view partition, const std::string& dir);
   base::Result<std::vector<Appended>> appendNow(const MailboxName& name,
                                                 std::span<const AppendRequest> requests);
 

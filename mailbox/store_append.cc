@@ -30,7 +30,11 @@ struct Store::AppendQueue {
 
 Result<StagedMessage> Store::stage(const Partition& partition, std::string_view bytes,
                                   StageSync sync) {
-  return stageMessage(env_, partition.stageDir(), bytes, sync);
+  io::SyncBarrier* barrier = syncBarrier(partition.name);
+  const uint64_t mark = barrier ? barrier->mark() : StagedMessage::kNoSyncMark;
+  DARIUS_ASSIGN_OR_RETURN(StagedMessage m, stageMessage(env_, partition.stageDir(), bytes, sync));
+  m.sync_mark = mark;
+  return m;
 }
 
 Result<std::vector<Appended>> Store::appendNow(const MailboxName& name,
@@ -43,7 +47,7 @@ Result<std::vector<Appended>> Store::appendNow(const MailboxName& name,
     auto m = dir.ok() ? Mailbox::openForAppend(env_, *dir) : dir.status();
     if (m.ok()) {
       (*m)->setChangeLog(changeLog(entry->partition));
-      (*m)->setSyncBarrier(syncBarrier(entry->partition));
+      (*m)->setSyncBarrier(barrierFor(entry->partition, *dir));
       (*m)->setCompactPolicy(options_.compact_policy);
       auto done = (*m)->append(requests);
       const base::Code c = done.ok() ? base::Code::kOk : done.status().code();

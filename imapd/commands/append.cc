@@ -123,10 +123,10 @@ asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
     base::Status failed = base::Status::ok();
     for (OneMessage& m : args.messages) {
       // The stage file's fsync is left to the append (StageSync::kDeferred), which runs it in
-      // the same round as its link, directory and cache syncs: one flush latency per command
-      // instead of one per message plus one, and the bytes are still durable before the
-      // index names them, so the tagged OK still means stored (RFC 9051 §6.3.12; RFC 3502 §1:
-      // a MULTIAPPEND commits all its messages or none).
+      // the same round as its link, directory and cache syncs (or covers it with its
+      // filesystem sync, sync_method syncfs): one flush latency per command instead of one
+      // per message plus one, and the bytes are durable before the tagged OK, which still
+      // means stored (RFC 9051 §6.3.12; RFC 3502 §1: a MULTIAPPEND commits all or none).
       auto s = session.store().stage(*part, canonical(std::move(m.bytes)),
                                      mailbox::StageSync::kDeferred);
       if (!s.ok()) {

@@ -170,11 +170,15 @@ constexpr OptionDef kOptions[] = {
                     "on its own. `syncfs`: one sync of the partition's whole filesystem, "
                     "shared by every append in flight (group commit across mailboxes: about "
                     "a quarter less CPU per delivery under load); it also writes back "
-                    "unrelated data on that filesystem, so give the partitions a filesystem "
-                    "of their own. `auto`: `syncfs` where the partition's root, stage "
-                    "directory and change log are on one local filesystem (ext4, XFS, Btrfs, "
-                    "F2FS, tmpfs, overlayfs), else `fsync`. An explicit `syncfs` that is not "
-                    "possible stops startup.",
+                    "unrelated data on that filesystem, and a write-back error there fails "
+                    "the appends in flight. `auto`: `syncfs` where the partition's root is "
+                    "the root of a filesystem of its own that holds its stage directory and "
+                    "change log, is ext2/3/4, XFS, Btrfs, F2FS or tmpfs, and the kernel is "
+                    "Linux 5.17 or later (earlier ones do not report every write-back error "
+                    "to syncfs); else `fsync`. An explicit `syncfs` also takes a filesystem "
+                    "shared with other data, and stops startup where the rest does not hold. "
+                    "A mailbox directory on another filesystem than its partition syncs file "
+                    "by file.",
      .section = "mailboxes", .allowed = kSyncMethods},
     {.name = "partitions", .type = T::kList, .default_value = "default:spool",
      .description = "Mail partitions as `name:path` (path relative to data_dir unless "

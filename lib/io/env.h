@@ -59,13 +59,22 @@ class WritableFile {
 // filesystem of the store's own (the `sync_method` option chooses).
 //
 // Errors: the handle keeps its descriptor from opening on, so a write-back error anywhere on
-// the filesystem after that point (the kernel's errseq, Linux 5.8+) is reported by the next
-// sync() through this handle — also when the background flusher met it before that sync().
-// Thread-safety: sync() may be called from any thread at once.
+// the filesystem after that point (the superblock's errseq) is reported by the next sync()
+// through this handle — also when the background flusher met it before that sync(), and also
+// when the pages were other callers' (sync_barrier.h, "Errors"). Linux reports write-back
+// errors to syncfs from 5.8 and the filesystem's own (a failed device flush) from 5.17, so
+// Env::posix() refuses older kernels.
+// Thread-safety: every method may be called from any thread at once.
 class FilesystemSync {
  public:
   virtual ~FilesystemSync() = default;
   virtual Status sync() = 0;
+  // Whether `path` lies on this filesystem (a mount point below the partition may not).
+  virtual Result<bool> covers(const std::string& path) = 0;
+  // Whether `path` is the root of this filesystem (its parent is on another one, or it is
+  // "/"): whoever owns the directory then has the filesystem to itself, so a syncfs writes
+  // back nobody else's data.
+  virtual Result<bool> isRoot(const std::string& path) = 0;
 };
 
 class Env {
@@ -114,10 +123,11 @@ class Env {
   virtual Status runConcurrently(std::span<const std::function<Status()>> tasks);
 
   // A FilesystemSync for the one filesystem holding every path in `paths` (directories that
-  // exist). kNotSupported when they are on different filesystems, or on a filesystem whose
-  // syncfs is not known to write back and flush everything (network and FUSE filesystems,
-  // anything but ext2/3/4, XFS, Btrfs, F2FS and tmpfs): the caller then syncs file by file.
-  // This default: kNotSupported.
+  // exist). kNotSupported when they are on different filesystems, on a filesystem whose
+  // syncfs is not known to write back, flush and report everything (network, FUSE and
+  // overlay filesystems — overlayfs does not see its upper filesystem's write-back errors —
+  // anything but ext2/3/4, XFS, Btrfs, F2FS and tmpfs), or on a kernel before 5.17: the
+  // caller then syncs file by file. This default: kNotSupported.
   virtual Result<std::unique_ptr<FilesystemSync>> openFilesystemSync(
       const std::vector<std::string>& paths);
 };

@@ -106,10 +106,13 @@ class FaultyEnv final : public Env {
   // crash test runs its scenario both ways to cut power between the steps in either order.
   Status runConcurrently(std::span<const std::function<Status()>> tasks) override;
   void reverseConcurrent(bool enable);
-  // The base Env decides whether the paths qualify (same filesystem, trusted type). The
-  // handle's sync() counts as a sync (and as an op), and makes everything the model knows
-  // durable, as syncfs does for one filesystem (tests keep all their files on one); it does
-  // not call the base's syncfs, which would write back unrelated data of the machine.
+  // Accepts any paths that are directories: the model is one filesystem of a trusted kind,
+  // whatever the machine's (so the syncfs modes are tested everywhere). The handle's sync()
+  // makes every file and directory the model knows durable one by one, each step counted as
+  // a sync (and an op), in the order the model met them or, with reverseConcurrent(true),
+  // reversed: a power cut can fall in the middle of a syncfs. It never calls the machine's
+  // syncfs, which would write back unrelated data. covers() is true for what exists,
+  // isRoot() false.
   Result<std::unique_ptr<FilesystemSync>> openFilesystemSync(
       const std::vector<std::string>& paths) override;
 

@@ -13,14 +13,20 @@ void FsModel::reset() {
   root_ = newNode(true);
 }
 
-void FsModel::allSynced() {
-  for (const auto& node : arena_) {
+Status FsModel::allSynced(const std::function<Status()>& before_each, bool reverse) {
+  const size_t n = arena_.size();
+  for (size_t k = 0; k < n; ++k) {
+    FsNode* node = arena_[reverse ? n - 1 - k : k].get();
+    const bool dirty = node->is_dir ? !node->undo.empty() : node->durable != node->current;
+    if (!dirty) continue;
+    DARIUS_RETURN_IF_ERROR(before_each());
     if (node->is_dir) {
       node->undo.clear();
     } else {
       node->durable = node->current;
     }
   }
+  return Status::ok();
 }
 
 FsNode* FsModel::newNode(bool is_dir) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -79,8 +80,10 @@ class FsModel {
   void dirSynced(FsNode* dir) { dir->undo.clear(); }
   static void written(FsNode* file, uint64_t offset, std::string_view data);
   static void fileSynced(FsNode* file) { file->durable = file->current; }
-  // syncfs: every file's bytes and every directory's entries become durable.
-  void allSynced();
+  // syncfs: every file's bytes and every directory's entries become durable, node by node
+  // (in the order the model met them, or reversed), each after `before_each` returned ok;
+  // its first error stops the sync there and is returned (a power cut in mid-syncfs).
+  Status allSynced(const std::function<Status()>& before_each, bool reverse);
 
   // Rewrites the disk through the base Env into the durable state. `rng` non-null enables
   // torn appends. Call reset() afterwards.

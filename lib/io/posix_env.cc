@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -82,26 +83,51 @@ bool syncfsIsDurable(const struct statfs& fs) {
     case XFS_SUPER_MAGIC:
     case BTRFS_SUPER_MAGIC:
     case F2FS_SUPER_MAGIC:
-    case TMPFS_MAGIC:      // nothing to write: memory is all there is
-    case OVERLAYFS_SUPER_MAGIC:  // syncs its upper filesystem (containers)
+    case TMPFS_MAGIC:  // nothing to write: memory is all there is
       return true;
     default:
       return false;
   }
 }
 
+// Linux 5.17 is the first whose syncfs returns the filesystem's own errors (->sync_fs: a
+// failed device flush, a journal commit); 5.8 the first that reports write-back errors at all.
+bool kernelReportsSyncfsErrors() {
+  struct utsname u;
+  if (::uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 5 || (major == 5 && minor >= 17);
+}
+
 class PosixFilesystemSync final : public FilesystemSync {
  public:
-  PosixFilesystemSync(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  PosixFilesystemSync(std::string path, UniqueFd fd, dev_t dev)
+      : path_(std::move(path)), fd_(std::move(fd)), dev_(dev) {}
 
   Status sync() override {
     if (::syncfs(fd_.get()) != 0) return errnoStatus("syncfs", path_);
     return Status::ok();
   }
 
+  Result<bool> covers(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return errnoStatus("stat", path);
+    return st.st_dev == dev_;
+  }
+
+  Result<bool> isRoot(const std::string& path) override {
+    struct stat st, parent;
+    if (::stat(path.c_str(), &st) != 0) return errnoStatus("stat", path);
+    const std::string up = path + "/..";
+    if (::stat(up.c_str(), &parent) != 0) return errnoStatus("stat", up);
+    return st.st_dev != parent.st_dev || st.st_ino == parent.st_ino;
+  }
+
  private:
   std::string path_;
   UniqueFd fd_;  // opened once: errors since then are reported (errseq), see env.h
+  dev_t dev_;
 };
 
 struct DirCloser {
@@ -193,6 +219,10 @@ class PosixEnv final : public Env {
     if (retryOnEintr([&] { return ::fstatfs(fd.get(), &fs); }) != 0) {
       return errnoStatus("fstatfs", paths[0]);
     }
+    if (!kernelReportsSyncfsErrors()) {
+      return Status::notSupported("syncfs reports write-back and flush errors only from Linux "
+                                  "5.17 on");
+    }
     if (!syncfsIsDurable(fs)) {
       char type[32];
       std::snprintf(type, sizeof type, "0x%lx", static_cast<unsigned long>(fs.f_type));
@@ -207,7 +237,7 @@ class PosixEnv final : public Env {
       }
     }
     return std::unique_ptr<FilesystemSync>(
-        std::make_unique<PosixFilesystemSync>(paths[0], std::move(fd)));
+        std::make_unique<PosixFilesystemSync>(paths[0], std::move(fd), first.st_dev));
   }
 
   Result<bool> fileExists(const std::string& path) override {

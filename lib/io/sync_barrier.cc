@@ -6,8 +6,14 @@ namespace darius::io {
 
 using base::Status;
 
-Status SyncBarrier::sync() {
+uint64_t SyncBarrier::mark() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return stats_.failures;
+}
+
+Status SyncBarrier::sync(uint64_t mark) {
   Waiter me;
+  me.mark = mark;
   std::unique_lock<std::mutex> lk(mu_);
   ++stats_.calls;
   queue_.push_back(&me);
@@ -24,8 +30,16 @@ Status SyncBarrier::sync() {
     lk.unlock();
     Status s = fs_->sync();
     lk.lock();
+    if (!s.isOk()) ++stats_.failures;
     for (Waiter* w : group) {
-      w->status = s;
+      if (!s.isOk()) {
+        w->status = s;
+      } else if (w->mark != stats_.failures) {
+        w->status = Status::ioError(
+            "a filesystem sync failed while this write was under way; its data may be lost");
+      } else {
+        w->status = Status::ok();
+      }
       w->done = true;
     }
     running_ = false;

@@ -7,8 +7,15 @@
 //
 // The leader of a group is a caller: the first to find no syncfs running takes every caller
 // queued at that moment (itself included), runs the syncfs outside the lock and hands each its
-// result. So nothing waits on a thread of the barrier's own, and an error reaches exactly the
-// callers whose writes the failed syncfs covered; later callers get a later syncfs.
+// result. So nothing waits on a thread of the barrier's own.
+//
+// Errors. The kernel reports a write-back error once, to the next syncfs through the
+// descriptor, and that need not be the syncfs whose group wrote the pages that failed: a
+// syncfs writes back everything dirty, also pages of callers still on their way to a later
+// group, and the background flusher writes pages before anyone syncs. Those pages are then
+// clean and lost, and a later syncfs succeeds. So a caller takes a mark() before its first
+// write, and sync(mark) fails if any syncfs failed after the mark, whoever ran it. Failures
+// are counted, never forgotten: an append is refused only if it was under way across one.
 //
 // Ownership: owns its FilesystemSync. Thread-safety: sync() and stats() may be called from any
 // thread at once; destroy the barrier only when no sync() is in progress.
@@ -19,6 +26,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "lib/base/status.h"
 #include "lib/io/env.h"
@@ -31,17 +39,25 @@ class SyncBarrier {
   SyncBarrier(const SyncBarrier&) = delete;
   SyncBarrier& operator=(const SyncBarrier&) = delete;
 
-  // Everything the caller wrote before this call is durable when it returns ok.
-  base::Status sync();
+  // Taken before the first write that sync() must cover: the failures so far.
+  uint64_t mark() const;
+  // Everything the caller wrote before this call is durable when it returns ok. Fails if the
+  // syncfs fails or any other syncfs failed after `mark`.
+  base::Status sync(uint64_t mark);
+
+  // Whether `path` is on the barrier's filesystem (FilesystemSync::covers).
+  base::Result<bool> covers(const std::string& path) { return fs_->covers(path); }
 
   struct Stats {
     uint64_t calls = 0;  // sync() calls
     uint64_t syncs = 0;  // syncfs calls made for them
+    uint64_t failures = 0;  // of those, the ones that failed
   };
   Stats stats() const;
 
  private:
   struct Waiter {
+    uint64_t mark = 0;
     bool done = false;
     base::Status status;
   };
