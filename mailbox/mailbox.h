@@ -96,6 +96,9 @@ class Mailbox {
   // a mapping that open() does first. kNotFound if `dir` holds no mailbox header.
   static base::Result<std::unique_ptr<Mailbox>> openForAppend(io::Env& env,
                                                               const std::string& dir);
+  // Whether the last append() got as far as writing index records: if it then failed, its
+  // tail may still be settled later, so the caller must not simply append it again.
+  bool appendWroteIndex() const { return wrote_; }
 
   const std::string& dir() const { return dir_; }
   io::Env& env() const { return env_; }
@@ -193,6 +196,7 @@ class Mailbox {
   ChangeLog* change_log_ = nullptr;
   io::SyncBarrier* barrier_ = nullptr;
   bool append_only_ = false;  // openForAppend()
+  bool wrote_ = false;        // the last append() wrote index records (appendWroteIndex())
   CompactPolicy compact_policy_;
 };
 

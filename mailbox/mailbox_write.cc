@@ -53,10 +53,15 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   DARIUS_RETURN_IF_ERROR(settleTail());
   // Before the first write this commit depends on (io::SyncBarrier, "Errors"): the earliest
   // of now and the marks of the stage files.
+  // A stage file marked by another barrier (or none: staged in another partition, a race
+  // with a re-create) is not judged by this one: its own fsync runs in the round below.
   uint64_t sync_mark = barrier_ != nullptr ? barrier_->mark() : 0;
   for (const AppendRequest& q : requests) {
-    if (q.message != nullptr) sync_mark = std::min(sync_mark, q.message->sync_mark);
+    if (q.message != nullptr && q.message->sync_barrier == barrier_) {
+      sync_mark = std::min(sync_mark, q.message->sync_mark);
+    }
   }
+  wrote_ = false;
   auto disk_header = readMailboxHeader(env_, dir_);
   if (!disk_header.ok()) return disk_header.status();
   MailboxHeader mh = std::move(*disk_header);
@@ -127,8 +132,8 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
       continue;
     }
     // A stage file written without its fsync: its bytes become durable in this round (with a
-    // barrier, its filesystem sync covers the stage file like everything else).
-    if (m.pending_sync && barrier_ == nullptr) {
+    // barrier that marked it, its filesystem sync covers the stage file like everything else).
+    if (m.pending_sync && (barrier_ == nullptr || m.sync_barrier != barrier_)) {
       std::shared_ptr<PendingSync> p = m.pending_sync;
       bool seen = false;
       for (size_t j = 0; j < i; ++j) seen |= requests[j].message->pending_sync == p;
@@ -161,6 +166,7 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   }
   auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
   if (!f.ok()) return f.status();
+  wrote_ = true;  // from here a failed append may still surface (settling decides)
   DARIUS_RETURN_IF_ERROR(
       (*f)->pwrite(kIndexHeaderSize + uint64_t{h.num_records} * kIndexRecordSize, tail));
   h.prev_num_records = h.num_records;
@@ -184,8 +190,10 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   for (const Appended& a : out) logged.emplace_back(a.uid, a.modseq);
   Status synced;
   if (barrier_ != nullptr) {
+    if (!stage_syncs.empty()) synced = env_.runConcurrently(stage_syncs);
     noteChange(static_cast<int>(ChangeType::kAppend), logged, /*synced=*/false);
-    synced = barrier_->sync(sync_mark);
+    Status all = barrier_->sync(sync_mark);
+    if (synced.isOk()) synced = all;
   } else {
     io::WritableFile* index_file = f->get();
     std::vector<std::function<Status()>> round = {

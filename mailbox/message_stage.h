@@ -21,6 +21,10 @@
 #include "mailbox/cache_format.h"
 #include "mailbox/index_format.h"
 
+namespace darius::io {
+class SyncBarrier;
+}  // namespace darius::io
+
 namespace darius::mailbox {
 
 // The fsync of a stage file that was written but not yet synced (stageMessage with
@@ -55,6 +59,7 @@ struct StagedMessage {
   // partition commits by syncfs); kNoSyncMark when the file did not need one.
   static constexpr uint64_t kNoSyncMark = UINT64_MAX;
   uint64_t sync_mark = kNoSyncMark;
+  const io::SyncBarrier* sync_barrier = nullptr;  // whose mark it is; null: none
 };
 
 enum class StageSync {

@@ -34,6 +34,7 @@ Result<StagedMessage> Store::stage(const Partition& partition, std::string_view 
   const uint64_t mark = barrier ? barrier->mark() : StagedMessage::kNoSyncMark;
   DARIUS_ASSIGN_OR_RETURN(StagedMessage m, stageMessage(env_, partition.stageDir(), bytes, sync));
   m.sync_mark = mark;
+  m.sync_barrier = barrier;
   return m;
 }
 
@@ -54,7 +55,11 @@ Result<std::vector<Appended>> Store::appendNow(const MailboxName& name,
       // Missing (a namespace operation in flight) or damaged: append finds either before it
       // writes (its lock, index and settling come first), and the full open below waits for
       // the one and repairs the other. (A stage file gone missing fails the same way twice.)
-      if (c != base::Code::kNotFound && c != base::Code::kCorruption) return done;
+      // Never once index records were written: that tail may still be settled and kept.
+      if ((c != base::Code::kNotFound && c != base::Code::kCorruption) ||
+          (*m)->appendWroteIndex()) {
+        return done;
+      }
     }
   }
   DARIUS_ASSIGN_OR_RETURN(OpenMailbox m, openMailbox(name));

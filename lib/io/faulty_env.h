@@ -35,7 +35,8 @@
 //  - Anything done outside this env (by the base env directly, by other processes, through
 //    MappedFile) is invisible to it, and a name it never touched is assumed durable.
 //  - Symlinks: paths are normalised lexically (path.h); do not put symlinks in the tree.
-//  - A failed sync (failAfterSyncs) has no side effect; real Linux may drop the dirty pages
+//  - A failed sync (failAfterSyncs) has no side effect — except a filesystem sync, which
+//    keeps the steps before the failing one durable; real Linux may drop the dirty pages
 //    after a failed fsync, so code must never assume a retried fsync recovers them.
 //
 // Counting and triggers. writeCount() counts append/pwrite calls, syncCount() counts
