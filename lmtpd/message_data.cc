@@ -2,13 +2,15 @@
 
 #include <utility>
 
+#include "lib/base/byte_set.h"
+
 namespace darius::lmtpd {
 
 namespace {
 
 // Bytes that need attention in a line or chunk; everything else is copied in runs.
-constexpr std::string_view kLineSpecials("\r\0", 2);
-constexpr std::string_view kChunkSpecials("\r\n\0", 3);
+constexpr base::ByteSet kLineSpecials(std::string_view("\r\0", 2));
+constexpr base::ByteSet kChunkSpecials(std::string_view("\r\n\0", 3));
 
 // The longest Message-ID kept for duplicate suppression: RFC 5322 §2.1.1's line limit. A
 // longer one is not an id any MTA would have generated; such messages are not suppressed.
@@ -56,7 +58,7 @@ void MessageData::append(std::string_view s) {
 void MessageData::appendLine(std::string_view line) {
   // A bare CR inside a line is a line end too: the store keeps CRLF only.
   for (;;) {
-    size_t at = line.find_first_of(kLineSpecials);
+    size_t at = kLineSpecials.findIn(line);
     if (at == std::string_view::npos) break;
     append(line.substr(0, at));
     if (line[at] == '\r') {
@@ -93,7 +95,7 @@ void MessageData::addChunk(std::string_view bytes) {
         continue;
       }
     }
-    size_t at = bytes.find_first_of(kChunkSpecials);
+    size_t at = kChunkSpecials.findIn(bytes);
     if (at == std::string_view::npos) {
       append(bytes);
       return;

@@ -1,6 +1,12 @@
 #include "pop3d/dot_stuff.h"
 
+#include "lib/base/byte_set.h"
+
 namespace darius::pop3d {
+
+namespace {
+constexpr base::ByteSet kLineEnds("\r\n");
+}  // namespace
 
 void DotStuffer::endLine(std::string& out) {
   out += "\r\n";
@@ -35,7 +41,7 @@ bool DotStuffer::feed(std::string_view in, std::string& out) {
       ++i;
       continue;
     }
-    size_t end = in.find_first_of("\r\n", i);
+    size_t end = kLineEnds.findIn(in, i);
     if (end == std::string_view::npos) end = in.size();
     if (at_line_start_) {
       if (c == '.') out += '.';  // RFC 1939 §3: byte-stuff the termination octet
