@@ -209,6 +209,7 @@ class HookedEnv : public io::Env {
     File(std::unique_ptr<io::WritableFile> f, HookedEnv* env) : f_(std::move(f)), env_(env) {}
     Status append(std::string_view d) override { return f_->append(d); }
     Status pwrite(uint64_t o, std::string_view d) override { return f_->pwrite(o, d); }
+    Result<std::string> pread(uint64_t o, size_t n) override { return f_->pread(o, n); }
     Status sync() override {
       if (env_->before_sync) env_->before_sync();
       return f_->sync();

@@ -163,6 +163,7 @@ class Mailbox {
   base::Status remapIndex();
   base::Status remapCache(uint64_t need) const;
   base::Status loadIndexHeader();
+  base::Status loadIndexHeaderForAppend(io::WritableFile& index_file);
   // Before any write, and in open(): a torn last append is rolled back, an unsettled one
   // (its round of syncs perhaps unfinished) verified and settled or rolled back.
   base::Status settleTail();

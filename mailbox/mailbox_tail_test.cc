@@ -128,6 +128,100 @@ TEST_F(MailboxTailTest, AMissingMessageFileRollsTheWholeTailBack) {
   EXPECT_EQ(r->uid, 4u);
 }
 
+// An append-only handle (openForAppend: the index header by pread, no mapping) settles the
+// tail before it writes, as a full handle does: an intact tail is kept and the new message
+// goes after it; a tail with a file missing is rolled back, its UIDs kept used.
+TEST_F(MailboxTailTest, AnAppendOnlyHandleSettlesAnIntactTailBeforeItsAppend) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 1);
+    append(*m, 2, 2);
+  }
+  unsettleLast(2);
+  {
+    auto m = Mailbox::openForAppend(env(), dir_);
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    append(**m, 4, 1);
+  }
+  IndexHeader h = diskHeader();
+  EXPECT_EQ(h.num_records, 4u);
+  EXPECT_EQ(h.prev_num_records, 4u);
+  EXPECT_EQ(h.uidnext, 5u);
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->recordCount(), 4u);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(m->record(i)->uid, i + 1);
+}
+
+TEST_F(MailboxTailTest, AnAppendOnlyHandleRollsBackABrokenTailBeforeItsAppend) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 1);
+    append(*m, 2, 2);
+    ASSERT_TRUE(env().removeFile(m->messagePath(2)).isOk());
+  }
+  unsettleLast(2);
+  {
+    auto m = Mailbox::openForAppend(env(), dir_);
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    append(**m, 4, 1);
+  }
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->recordCount(), 2u);
+  EXPECT_EQ(m->record(0)->uid, 1u);
+  EXPECT_EQ(m->record(1)->uid, 4u) << "UIDs of the rolled-back append stay used";
+  EXPECT_FALSE(exists(m->messagePath(3)));
+}
+
+TEST_F(MailboxTailTest, AnAppendOnlyHandleRepairsAHeaderWhoseRecordsAreMissing) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 2);
+  }
+  // A crash after the header of a third record's append reached the disk, before the record
+  // did: the file ends before the records the header counts.
+  IndexHeader h = diskHeader();
+  h.prev_num_records = 2;
+  h.num_records = 3;
+  h.uidnext = 4;
+  h.tail_crc = 12345;
+  {
+    auto f = env().openWritable(dir_ + "/" + std::string(kIndexFileName),
+                                io::Env::OpenMode::kExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(h)).isOk());
+    ASSERT_TRUE((*f)->close().isOk());
+  }
+  {
+    auto m = Mailbox::openForAppend(env(), dir_);
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    append(**m, 4, 1);
+  }
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->recordCount(), 3u);
+  EXPECT_EQ(m->record(2)->uid, 4u) << "the torn append's UID 3 stays used";
+}
+
+TEST_F(MailboxTailTest, AnAppendOnlyHandleOfAMailboxWithoutIndexFailsWithoutMakingOne) {
+  ASSERT_TRUE(env().removeFile(dir_ + "/" + std::string(kIndexFileName)).isOk());
+  auto m = Mailbox::openForAppend(env(), dir_);
+  ASSERT_TRUE(m.ok()) << m.status().toString();
+  auto s = stageMessage(env(), stage_, "Subject: x\r\n\r\nbody\r\n");
+  ASSERT_TRUE(s.ok());
+  std::vector<AppendRequest> q{{&*s, 1790000000, 0, 0, {}}};
+  auto r = (*m)->append(q);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), base::Code::kNotFound);
+  EXPECT_FALSE((*m)->appendWroteIndex());
+  EXPECT_FALSE(exists(dir_ + "/" + std::string(kIndexFileName)));
+  ASSERT_TRUE(unstage(env(), *s).isOk());
+}
+
 TEST_F(MailboxTailTest, AShortMessageFileRollsTheTailBack) {
   {
     auto m = open();

@@ -43,13 +43,38 @@ Status Mailbox::writeIndexHeader(io::WritableFile& f, IndexHeader h, bool sync) 
   return remapIndex();
 }
 
+// An append-only handle (openForAppend) reads the index header with one pread of the file
+// the append writes anyway: no second descriptor, no mapping to set up and tear down (an
+// munmap is a TLB shootdown across cores). The records are mapped only when the last append
+// is not settled, as settleTail() reads them.
+Status Mailbox::loadIndexHeaderForAppend(io::WritableFile& f) {
+  DARIUS_ASSIGN_OR_RETURN(std::string bytes, f.pread(0, kIndexHeaderSize));
+  auto h = decodeIndexHeader(bytes);
+  if (h.ok() && h->prev_num_records == h->num_records &&
+      kIndexHeaderSize + uint64_t{h->num_records} * kIndexRecordSize <= f.size()) {
+    tail_suspect_ = false;
+    unsettled_.reset();
+    index_ = *h;
+    return Status::ok();
+  }
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  return loadIndexHeader();
+}
+
 Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> requests) {
   std::vector<Appended> out;
   if (requests.empty()) return out;
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
-  DARIUS_RETURN_IF_ERROR(remapIndex());
-  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  std::unique_ptr<io::WritableFile> index_file;
+  if (append_only_) {
+    DARIUS_ASSIGN_OR_RETURN(index_file,
+                            env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kExisting));
+    DARIUS_RETURN_IF_ERROR(loadIndexHeaderForAppend(*index_file));
+  } else {
+    DARIUS_RETURN_IF_ERROR(remapIndex());
+    DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  }
   DARIUS_RETURN_IF_ERROR(settleTail());
   // Before the first write this commit depends on (io::SyncBarrier, "Errors"): the earliest
   // of now and the marks of the stage files.
@@ -164,11 +189,13 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     accountRecord(h, r, +1);
     out.push_back({r.uid, r.modseq});
   }
-  auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
-  if (!f.ok()) return f.status();
+  if (index_file == nullptr) {
+    DARIUS_ASSIGN_OR_RETURN(index_file,
+                            env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend));
+  }
   wrote_ = true;  // from here a failed append may still surface (settling decides)
   DARIUS_RETURN_IF_ERROR(
-      (*f)->pwrite(kIndexHeaderSize + uint64_t{h.num_records} * kIndexRecordSize, tail));
+      index_file->pwrite(kIndexHeaderSize + uint64_t{h.num_records} * kIndexRecordSize, tail));
   h.prev_num_records = h.num_records;
   h.num_records += static_cast<uint32_t>(records.size());
   h.tail_crc = crc32Of(tail);
@@ -176,7 +203,7 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   h.highest_modseq = modseq;
   h.last_append_date = now;
   h.minor = std::max(h.minor, kIndexMinor);
-  DARIUS_RETURN_IF_ERROR((*f)->pwrite(0, encodeIndexHeader(h)));
+  DARIUS_RETURN_IF_ERROR(index_file->pwrite(0, encodeIndexHeader(h)));
 
   // 4. The round: the index first and the stage files last, so that FaultyEnv, which runs a
   //    round in order (or reversed), cuts power between a durable index and the bytes it
@@ -195,9 +222,9 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     Status all = barrier_->sync(sync_mark);
     if (synced.isOk()) synced = all;
   } else {
-    io::WritableFile* index_file = f->get();
+    io::WritableFile* index = index_file.get();
     std::vector<std::function<Status()>> round = {
-        [index_file] { return index_file->sync(); },
+        [index] { return index->sync(); },
         [this, &logged] {
           noteChange(static_cast<int>(ChangeType::kAppend), logged);
           return Status::ok();
@@ -214,23 +241,23 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     // Not acknowledged: put the old header back, so that the append does not surface later
     // when the page cache reaches the disk (the caller reports a failure, a sender retries).
     // If even that fails, the tail stays unsettled and settleTail() decides at the next write.
-    (void)(*f)->pwrite(0, encodeIndexHeader(index_));
-    (void)(*f)->sync();
+    (void)index_file->pwrite(0, encodeIndexHeader(index_));
+    (void)index_file->sync();
     return synced;
   }
   // 5. Settled: every byte the tail names is durable. The mark needs no sync of its own: if
   //    a crash loses it, settleTail() finds the tail intact and marks it then.
   h.prev_num_records = h.num_records;
   h.tail_crc = 0;
-  (void)(*f)->pwrite(0, encodeIndexHeader(h));
+  (void)index_file->pwrite(0, encodeIndexHeader(h));
   index_ = h;
   if (append_only_) {
-    // Nobody reads through this handle: drop the mapping rather than map the longer file.
+    // Nobody reads through this handle: no mapping of the longer file.
     index_ = IndexHeader{};
   } else {
     DARIUS_RETURN_IF_ERROR(remapIndex());
   }
-  DARIUS_RETURN_IF_ERROR((*f)->close());
+  DARIUS_RETURN_IF_ERROR(index_file->close());
   return out;
 }
 

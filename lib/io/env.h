@@ -43,6 +43,10 @@ class WritableFile {
   virtual Status append(std::string_view data) = 0;
   // Writes at `offset`; may extend the file (a gap reads as zeros). Used for index records.
   virtual Status pwrite(uint64_t offset, std::string_view data) = 0;
+  // Reads up to `length` bytes at `offset` (fewer only at the end of the file): what the
+  // file holds now, as any reader would see it. Lets a writer read a header it is about to
+  // rewrite without a second descriptor.
+  virtual Result<std::string> pread(uint64_t offset, size_t length) = 0;
   // Data (and the size) on stable storage. The file's name is durable only after syncDir().
   virtual Status sync() = 0;
   // Idempotent; every other call after close() fails with kInvalid.
@@ -88,6 +92,7 @@ class Env {
     kCreateNew,  // O_EXCL: fails with kExists if the name exists
     kTruncate,   // open or create, and empty it
     kAppend,     // open or create, keep the data; writes go after it
+    kExisting,   // as kAppend, but kNotFound if the name does not exist (never creates)
   };
   virtual Result<std::unique_ptr<WritableFile>> openWritable(const std::string& path,
                                                              OpenMode mode) = 0;

@@ -93,6 +93,27 @@ TEST_F(PosixEnvTest, PwriteUpdatesInPlaceAndExtends) {
   EXPECT_EQ(get("idx"), std::string("rec0REC1rec2\0\0xy!", 17));
 }
 
+TEST_F(PosixEnvTest, ExistingOpensWithoutCreatingAndReadsBack) {
+  auto missing = env_->openWritable(path("none"), OpenMode::kExisting);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_FALSE(*env_->fileExists(path("none")));
+
+  put("a", "0123456789");
+  auto f = env_->openWritable(path("a"), OpenMode::kExisting);
+  ASSERT_TRUE(f.ok()) << f.status().toString();
+  EXPECT_EQ((*f)->size(), 10u);
+  EXPECT_EQ(*(*f)->pread(2, 3), "234");
+  EXPECT_EQ(*(*f)->pread(8, 100), "89");  // short at the end
+  EXPECT_EQ(*(*f)->pread(20, 4), "");
+  ASSERT_TRUE((*f)->pwrite(0, "ab").isOk());
+  EXPECT_EQ(*(*f)->pread(0, 4), "ab23");  // sees its own writes
+  ASSERT_TRUE((*f)->append("X").isOk());
+  ASSERT_TRUE((*f)->close().isOk());
+  EXPECT_EQ((*f)->pread(0, 1).status().code(), Code::kInvalid);
+  EXPECT_EQ(get("a"), "ab23456789X");
+}
+
 TEST_F(PosixEnvTest, ReadFileErrors) {
   EXPECT_EQ(env_->readFile(path("missing")).status().code(), Code::kNotFound);
   EXPECT_EQ(env_->fileSize(path("missing")).status().code(), Code::kNotFound);

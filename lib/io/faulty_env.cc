@@ -44,6 +44,13 @@ class FaultyWritableFile final : public WritableFile {
     return Status::ok();
   }
 
+  // The base file holds what the model calls current, so reading it is what a reader sees.
+  Result<std::string> pread(uint64_t offset, size_t length) override {
+    std::lock_guard<std::mutex> lock(env_->mu_);
+    DARIUS_RETURN_IF_ERROR(usable());
+    return base_->pread(offset, length);
+  }
+
   Status sync() override {
     std::lock_guard<std::mutex> lock(env_->mu_);
     DARIUS_RETURN_IF_ERROR(usable());

@@ -61,6 +61,20 @@ TEST_F(FaultyEnvTest, PreexistingFilesAreDurableAndUntouched) {
   EXPECT_EQ(onDisk("new"), std::nullopt);
 }
 
+TEST_F(FaultyEnvTest, ExistingNeverCreatesAndPreadSeesTheCurrentBytes) {
+  EXPECT_EQ(env_->openWritable(path("absent"), OpenMode::kExisting).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(onDisk("absent"), std::nullopt);
+  preexisting("idx", "header");
+  auto f = open("idx", OpenMode::kExisting);
+  ASSERT_TRUE(f);
+  ok(f->pwrite(0, "HE"));
+  EXPECT_EQ(*f->pread(0, 6), "HEader");  // unsynced, but what a reader sees now
+  ok(env_->dropUnsyncedData());
+  EXPECT_EQ(onDisk("idx"), "header");
+  EXPECT_EQ(f->pread(0, 6).status().code(), Code::kIoError);  // a handle from before
+}
+
 TEST_F(FaultyEnvTest, PwriteIsRolledBackToTheLastSync) {
   preexisting("index", "aaaa");
   auto f = open("index", OpenMode::kAppend);

@@ -54,6 +54,13 @@ class PosixWritableFile final : public WritableFile {
 
   // fdatasync is enough: it flushes the size along with the data, and mtime is not needed to
   // read the data back.
+  Result<std::string> pread(uint64_t offset, size_t length) override {
+    DARIUS_RETURN_IF_ERROR(checkOpen());
+    Result<std::string> data = preadUpTo(fd_.get(), offset, length);
+    if (!data.ok()) return data.status().withContext(path_);
+    return data;
+  }
+
   Status sync() override {
     DARIUS_RETURN_IF_ERROR(checkOpen());
     return fdatasyncFd(fd_.get()).withContext(path_);
@@ -138,13 +145,14 @@ class PosixEnv final : public Env {
  public:
   Result<std::unique_ptr<WritableFile>> openWritable(const std::string& path,
                                                      OpenMode mode) override {
-    int flags = O_WRONLY | O_CREAT;
+    int flags = O_RDWR;  // read too: WritableFile::pread
+    if (mode != OpenMode::kExisting) flags |= O_CREAT;
     if (mode == OpenMode::kCreateNew) flags |= O_EXCL;
     if (mode == OpenMode::kTruncate) flags |= O_TRUNC;
     // 0640: mail is private; the group lets an operator's tools read without root.
     DARIUS_ASSIGN_OR_RETURN(UniqueFd fd, openFile(path, flags, 0640));
     uint64_t size = 0;
-    if (mode == OpenMode::kAppend) {
+    if (mode == OpenMode::kAppend || mode == OpenMode::kExisting) {
       struct stat st;
       if (retryOnEintr([&] { return ::fstat(fd.get(), &st); }) != 0) {
         return errnoStatus("fstat", path);
