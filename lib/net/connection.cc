@@ -39,24 +39,46 @@ void Connection::setDeadline(std::chrono::milliseconds after) {
   }
 }
 
+// The timer is lazy: a wait only records its deadline, and the timer, once started, runs to
+// its expiry and then checks. Re-arming an Asio timer per wait cancels the pending wait (a
+// completion to post) and, when it was the earliest, reprograms the reactor's timerfd and
+// interrupts the thread in epoll_wait: a few system calls and a thread wake-up per LMTP
+// command. Now the timer is started once per timeout period, or when a wait needs an
+// earlier wake-up than the one pending (a deadline, a shorter timeout).
 void Connection::armTimer() {
   if (timeout_.count() <= 0 && !deadline_) return;
   auto when = timeout_.count() > 0 ? std::chrono::steady_clock::now() + timeout_
                                    : std::chrono::steady_clock::time_point::max();
   if (deadline_ && *deadline_ < when) when = *deadline_;
-  timer_.expires_at(when);
+  wait_deadline_ = when;
+  if (timer_pending_ && timer_expiry_ <= when) return;  // it wakes up early enough to check
+  startTimer(when);
+}
+
+void Connection::startTimer(std::chrono::steady_clock::time_point when) {
+  timer_pending_ = true;
+  timer_expiry_ = when;
+  timer_.expires_at(when);  // cancels a pending wait: its handler sees operation_aborted
   std::weak_ptr<Connection> weak = weak_from_this();
   timer_.async_wait([weak](const std::error_code& ec) {
-    if (ec) return;  // re-armed or cancelled
-    if (auto self = weak.lock()) {
-      self->timed_out_ = true;
-      std::error_code ignore;
-      self->lowest().cancel(ignore);
-    }
+    if (ec) return;  // replaced by an earlier expiry, or the connection closed
+    if (auto self = weak.lock()) self->onTimer();
   });
 }
 
-void Connection::disarmTimer() { timer_.cancel(); }
+void Connection::onTimer() {
+  timer_pending_ = false;
+  if (!wait_deadline_) return;  // nothing waits now: the next wait starts the timer again
+  if (std::chrono::steady_clock::now() >= *wait_deadline_) {
+    timed_out_ = true;
+    std::error_code ignore;
+    lowest().cancel(ignore);
+    return;
+  }
+  startTimer(*wait_deadline_);  // the wait began after the timer was started
+}
+
+void Connection::disarmTimer() { wait_deadline_.reset(); }
 
 Status Connection::readError(const std::error_code& ec) const {
   if (timed_out_) return Status::temporary("inactivity timeout");

@@ -105,8 +105,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   Socket& lowest() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
   asio::awaitable<base::Status> fill();
+  // armTimer(): the I/O wait that follows times out after timeout_ or at deadline_;
+  // disarmTimer(): it has ended. The timer itself is lazy (connection.cc).
   void armTimer();
   void disarmTimer();
+  void startTimer(std::chrono::steady_clock::time_point when);
+  void onTimer();
   base::Status readError(const std::error_code& ec) const;
 
   asio::any_io_executor executor_;
@@ -119,6 +123,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer timer_;
   std::chrono::milliseconds timeout_{0};
   std::optional<std::chrono::steady_clock::time_point> deadline_;
+  // When the I/O in progress times out; none between waits.
+  std::optional<std::chrono::steady_clock::time_point> wait_deadline_;
+  bool timer_pending_ = false;  // timer_ will fire at timer_expiry_
+  std::chrono::steady_clock::time_point timer_expiry_;
   bool timed_out_ = false;
   bool waiting_between_commands_ = false;
   std::atomic<bool> shutdown_{false};

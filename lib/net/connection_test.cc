@@ -228,6 +228,27 @@ TEST_F(NetTest, InactivityTimeoutClosesTheConnection) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
 
+// The timer is started once and checks at its expiry (connection.cc): a client that talks
+// more often than the timeout outlives the timer's first expiry, and is still timed out
+// once it goes quiet.
+TEST_F(NetTest, InactivityTimeoutCountsFromTheLastWaitNotTheFirst) {
+  service_.timeout = 600ms;
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 12; ++i) {  // 1.2 s of activity, twice the timeout
+    std::this_thread::sleep_for(100ms);
+    asio::write(s, asio::buffer("ping " + std::to_string(i) + "\r\n"));
+    ASSERT_EQ(readLine(s, buf), "ECHO ping " + std::to_string(i));
+  }
+  EXPECT_GT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_EQ(readLine(s, buf), "<End of file>");
+}
+
 TEST_F(NetTest, OffloadRunsOnTheBlockingPoolAndComesBack) {
   start();
   asio::io_context io;
