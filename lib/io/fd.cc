@@ -81,21 +81,28 @@ Result<std::string> readAll(int fd) {
   std::string out;
   struct stat st;
   size_t chunk = 64 * 1024;
-  // The size is only a hint (the file may grow meanwhile): reading continues until EOF.
+  // The size is only a hint (the file may grow meanwhile): reading continues until EOF. A
+  // short read of a regular file with a size is EOF at that moment, which is as good as a
+  // read that returns 0 (the file may as well have grown just after it); files of /proc
+  // and the like, which read short before their end, show a size of 0.
+  bool short_read_is_eof = false;
   if (retryOnEintr([&] { return ::fstat(fd, &st); }) == 0 && S_ISREG(st.st_mode) &&
       st.st_size > 0) {
     chunk = static_cast<size_t>(st.st_size) + 1;  // +1 so the first read can see EOF
+    short_read_is_eof = true;
   }
   size_t used = 0;
   for (;;) {
     if (out.size() - used < chunk) out.resize(used + chunk);
-    ssize_t n = ::read(fd, out.data() + used, out.size() - used);
+    const size_t want = out.size() - used;
+    ssize_t n = ::read(fd, out.data() + used, want);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::fromErrno(errno, "read");
     }
     if (n == 0) break;
     used += static_cast<size_t>(n);
+    if (short_read_is_eof && static_cast<size_t>(n) < want) break;
     chunk = 64 * 1024;
   }
   out.resize(used);
