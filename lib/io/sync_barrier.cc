@@ -1,6 +1,6 @@
 #include "lib/io/sync_barrier.h"
 
-#include <vector>
+#include <memory>
 
 namespace darius::io {
 
@@ -12,40 +12,40 @@ uint64_t SyncBarrier::mark() const {
 }
 
 Status SyncBarrier::sync(uint64_t mark) {
-  Waiter me;
-  me.mark = mark;
   std::unique_lock<std::mutex> lk(mu_);
   ++stats_.calls;
-  queue_.push_back(&me);
-  while (!me.done) {
-    if (running_) {
-      // A syncfs is under way, but it may have started before our writes: wait for the next.
-      cv_.wait(lk);
+  if (!forming_) forming_ = std::make_shared<Group>();
+  const std::shared_ptr<Group> g = forming_;
+  while (!g->done) {
+    if (running_ || forming_ != g) {
+      // A syncfs is under way, and it may have started before our writes: wait for ours,
+      // which one of our group leads (woken below) once that one has finished.
+      g->cv.wait(lk);
       continue;
     }
     running_ = true;
-    std::vector<Waiter*> group(queue_.begin(), queue_.end());
-    queue_.clear();
+    forming_.reset();  // who comes now waits for the next syncfs
     ++stats_.syncs;
     lk.unlock();
     Status s = fs_->sync();
     lk.lock();
     if (!s.isOk()) ++stats_.failures;
-    for (Waiter* w : group) {
-      if (!s.isOk()) {
-        w->status = s;
-      } else if (w->mark != stats_.failures) {
-        w->status = Status::ioError(
-            "a filesystem sync failed while this write was under way; its data may be lost");
-      } else {
-        w->status = Status::ok();
-      }
-      w->done = true;
-    }
+    g->status = s;
+    g->failures = stats_.failures;
+    g->done = true;
     running_ = false;
-    cv_.notify_all();
+    const std::shared_ptr<Group> next = forming_;
+    lk.unlock();
+    g->cv.notify_all();
+    if (next) next->cv.notify_one();  // its leader
+    break;  // g is ours to read: done, and nobody writes it again
   }
-  return me.status;
+  if (!g->status.isOk()) return g->status;
+  if (mark != g->failures) {
+    return Status::ioError(
+        "a filesystem sync failed while this write was under way; its data may be lost");
+  }
+  return Status::ok();
 }
 
 SyncBarrier::Stats SyncBarrier::stats() const {

@@ -7,7 +7,10 @@
 //
 // The leader of a group is a caller: the first to find no syncfs running takes every caller
 // queued at that moment (itself included), runs the syncfs outside the lock and hands each its
-// result. So nothing waits on a thread of the barrier's own.
+// result. So nothing waits on a thread of the barrier's own. Callers wait on their group's own
+// condition variable: a finished syncfs wakes its group, and one caller of the next group to
+// lead it, not every waiter (the others would only go back to sleep: a futex call and a
+// context switch each, several per delivery under load).
 //
 // Errors. The kernel reports a write-back error once, to the next syncfs through the
 // descriptor, and that need not be the syncfs whose group wrote the pages that failed: a
@@ -23,7 +26,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -56,16 +58,18 @@ class SyncBarrier {
   Stats stats() const;
 
  private:
-  struct Waiter {
-    uint64_t mark = 0;
+  // The callers one syncfs covers. Shared by its members and its leader, so that the leader
+  // can wake them after it has let go of mu_ (they then do not wake into a held lock).
+  struct Group {
+    std::condition_variable cv;
     bool done = false;
-    base::Status status;
+    base::Status status;    // of the syncfs
+    uint64_t failures = 0;  // failures counted when it ended
   };
 
   std::unique_ptr<FilesystemSync> fs_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Waiter*> queue_;
+  std::shared_ptr<Group> forming_;  // callers waiting for the next syncfs; null if none
   bool running_ = false;
   Stats stats_;
 };

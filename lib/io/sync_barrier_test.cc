@@ -207,6 +207,54 @@ TEST_F(FilesystemSyncTest, BarrierCallersArrivingDuringASyncShareTheNextOne) {
   EXPECT_EQ(barrier.stats().syncs, 2u);
 }
 
+// Counts syncfs calls as they start and finish (the barrier runs one at a time).
+class CountingSync final : public FilesystemSync {
+ public:
+  explicit CountingSync(std::unique_ptr<FilesystemSync> real) : real_(std::move(real)) {}
+  Status sync() override {
+    started_.fetch_add(1);
+    Status s = real_->sync();
+    finished_.fetch_add(1);
+    return s;
+  }
+  Result<bool> covers(const std::string& path) override { return real_->covers(path); }
+  Result<bool> isRoot(const std::string& path) override { return real_->isRoot(path); }
+  uint64_t started() const { return started_.load(); }
+  uint64_t finished() const { return finished_.load(); }
+
+ private:
+  std::unique_ptr<FilesystemSync> real_;
+  std::atomic<uint64_t> started_{0}, finished_{0};
+};
+
+// Many callers at once: each returns only after a syncfs that started after it called has
+// finished (the barrier's promise), none is left waiting, and they share syncfs calls.
+TEST_F(FilesystemSyncTest, BarrierUnderConcurrencyReturnsOnlyAfterALaterSync) {
+  auto fs = env_->openFilesystemSync({dir_->path()});
+  ASSERT_TRUE(fs.ok()) << fs.status().toString();
+  auto counting = std::make_unique<CountingSync>(std::move(*fs));
+  CountingSync* c = counting.get();
+  SyncBarrier barrier(std::move(counting));
+  constexpr int kThreads = 8, kCalls = 200;
+  std::atomic<int> early{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kCalls; ++i) {
+        const uint64_t before = c->started();
+        if (!barrier.sync(barrier.mark()).isOk()) ++failed;
+        if (c->finished() <= before) ++early;  // no syncfs begun after the call has ended
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(early.load(), 0);
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(barrier.stats().calls, uint64_t{kThreads * kCalls});
+  EXPECT_EQ(barrier.stats().syncs, c->finished());
+  EXPECT_LE(barrier.stats().syncs, uint64_t{kThreads * kCalls});
+}
+
 TEST_F(FilesystemSyncTest, BarrierFailsEveryCallerWhoseWritesSpannedAFailedSync) {
   auto fs = env_->openFilesystemSync({dir_->path()});
   ASSERT_TRUE(fs.ok()) << fs.status().toString();
