@@ -82,13 +82,17 @@ Result<std::string> readAll(int fd) {
   struct stat st;
   size_t chunk = 64 * 1024;
   // The size is only a hint (the file may grow meanwhile): reading continues until EOF. A
-  // short read of a regular file with a size is EOF at that moment, which is as good as a
-  // read that returns 0 (the file may as well have grown just after it); files of /proc
-  // and the like, which read short before their end, show a size of 0.
+  // short read that has reached the size fstat gave is EOF at that moment, which is as good
+  // as a read that returns 0 (the file may as well have grown just after it). Not before the
+  // size: one read(2) returns at most 2 GiB - 4 KiB, and some filesystems (FUSE direct_io,
+  // uncached 9p, an interrupted NFS read) read short before the end. Files of /proc, which
+  // read short before their end too, show a size of 0.
+  uint64_t known_size = 0;
   bool short_read_is_eof = false;
   if (retryOnEintr([&] { return ::fstat(fd, &st); }) == 0 && S_ISREG(st.st_mode) &&
       st.st_size > 0) {
     chunk = static_cast<size_t>(st.st_size) + 1;  // +1 so the first read can see EOF
+    known_size = static_cast<uint64_t>(st.st_size);
     short_read_is_eof = true;
   }
   size_t used = 0;
@@ -102,7 +106,7 @@ Result<std::string> readAll(int fd) {
     }
     if (n == 0) break;
     used += static_cast<size_t>(n);
-    if (short_read_is_eof && static_cast<size_t>(n) < want) break;
+    if (short_read_is_eof && static_cast<size_t>(n) < want && used >= known_size) break;
     chunk = 64 * 1024;
   }
   out.resize(used);
