@@ -45,7 +45,8 @@ class WritableFile {
   virtual Status pwrite(uint64_t offset, std::string_view data) = 0;
   // Reads up to `length` bytes at `offset` (fewer only at the end of the file): what the
   // file holds now, as any reader would see it. Lets a writer read a header it is about to
-  // rewrite without a second descriptor.
+  // rewrite without a second descriptor. Only a file opened with OpenMode::kExisting reads;
+  // the other modes open write-only, and pread() fails.
   virtual Result<std::string> pread(uint64_t offset, size_t length) = 0;
   // Data (and the size) on stable storage. The file's name is durable only after syncDir().
   virtual Status sync() = 0;

@@ -112,6 +112,10 @@ TEST_F(PosixEnvTest, ExistingOpensWithoutCreatingAndReadsBack) {
   ASSERT_TRUE((*f)->close().isOk());
   EXPECT_EQ((*f)->pread(0, 1).status().code(), Code::kInvalid);
   EXPECT_EQ(get("a"), "ab23456789X");
+  // The other modes open write-only: a file the process may not read still opens for them.
+  auto w = env_->openWritable(path("a"), OpenMode::kAppend);
+  ASSERT_TRUE(w.ok());
+  EXPECT_FALSE((*w)->pread(0, 1).ok());
 }
 
 TEST_F(PosixEnvTest, ReadFileErrors) {

@@ -52,8 +52,7 @@ class PosixWritableFile final : public WritableFile {
     return Status::ok();
   }
 
-  // fdatasync is enough: it flushes the size along with the data, and mtime is not needed to
-  // read the data back.
+  // Only kExisting opens for reading too (see openWritable); elsewhere this fails (EBADF).
   Result<std::string> pread(uint64_t offset, size_t length) override {
     DARIUS_RETURN_IF_ERROR(checkOpen());
     Result<std::string> data = preadUpTo(fd_.get(), offset, length);
@@ -61,6 +60,8 @@ class PosixWritableFile final : public WritableFile {
     return data;
   }
 
+  // fdatasync is enough: it flushes the size along with the data, and mtime is not needed to
+  // read the data back.
   Status sync() override {
     DARIUS_RETURN_IF_ERROR(checkOpen());
     return fdatasyncFd(fd_.get()).withContext(path_);
@@ -145,8 +146,9 @@ class PosixEnv final : public Env {
  public:
   Result<std::unique_ptr<WritableFile>> openWritable(const std::string& path,
                                                      OpenMode mode) override {
-    int flags = O_RDWR;  // read too: WritableFile::pread
-    if (mode != OpenMode::kExisting) flags |= O_CREAT;
+    // Write-only but for kExisting (WritableFile::pread), so that a file the process may
+    // write but not read (mode 0200, a write-only ACL) opens as it always did.
+    int flags = mode == OpenMode::kExisting ? O_RDWR : (O_WRONLY | O_CREAT);
     if (mode == OpenMode::kCreateNew) flags |= O_EXCL;
     if (mode == OpenMode::kTruncate) flags |= O_TRUNC;
     // 0640: mail is private; the group lets an operator's tools read without root.
