@@ -207,6 +207,41 @@ TEST_F(MailboxTailTest, AnAppendOnlyHandleRepairsAHeaderWhoseRecordsAreMissing) 
   EXPECT_EQ(m->record(2)->uid, 4u) << "the torn append's UID 3 stays used";
 }
 
+// A header that calls its records settled while the file ends before them is no state an
+// append leaves (the settled mark follows the records' sync): the append-only handle must
+// not take its fast path and write records past the end of the file. It refuses, as the
+// full open does, and writes nothing.
+TEST_F(MailboxTailTest, AnAppendOnlyHandleRefusesASettledHeaderWhoseRecordsAreMissing) {
+  {
+    auto m = open();
+    ASSERT_NE(m, nullptr);
+    append(*m, 1, 2);
+  }
+  const std::string index = dir_ + "/" + std::string(kIndexFileName);
+  IndexHeader h = diskHeader();
+  h.num_records = h.prev_num_records = 3;
+  h.uidnext = 4;
+  {
+    auto f = env().openWritable(index, io::Env::OpenMode::kExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(h)).isOk());
+    ASSERT_TRUE((*f)->close().isOk());
+  }
+  const uint64_t size = *env().fileSize(index);
+  auto m = Mailbox::openForAppend(env(), dir_);
+  ASSERT_TRUE(m.ok()) << m.status().toString();
+  auto s = stageMessage(env(), stage_, "Subject: x\r\n\r\nbody\r\n");
+  ASSERT_TRUE(s.ok());
+  std::vector<AppendRequest> q{{&*s, 1790000000, 0, 0, {}}};
+  auto r = (*m)->append(q);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), base::Code::kCorruption) << r.status().toString();
+  EXPECT_EQ(Mailbox::open(env(), dir_).status().code(), base::Code::kCorruption);
+  EXPECT_EQ(*env().fileSize(index), size) << "nothing written past the end";
+  EXPECT_FALSE(exists(dir_ + "/4."));
+  ASSERT_TRUE(unstage(env(), *s).isOk());
+}
+
 TEST_F(MailboxTailTest, AnAppendOnlyHandleOfAMailboxWithoutIndexFailsWithoutMakingOne) {
   ASSERT_TRUE(env().removeFile(dir_ + "/" + std::string(kIndexFileName)).isOk());
   auto m = Mailbox::openForAppend(env(), dir_);

@@ -60,6 +60,9 @@ class EchoService : public Service {
         bool back_on_strand = c->executor() == co_await asio::this_coro::executor;
         c->write(std::string(there != here ? "elsewhere" : "inline") +
                  (back_on_strand ? " back\r\n" : " lost\r\n"));
+      } else if (line->rfind("DEADLINE ", 0) == 0) {
+        c->setDeadline(std::chrono::milliseconds(std::stoll(line->substr(9))));
+        c->write("ECHO " + *line + "\r\n");
       } else if (*line == "CB") {
         c->write(c->channelBinding().type + "\r\n");
       } else if (line->rfind("LIT ", 0) == 0) {
@@ -245,8 +248,35 @@ TEST_F(NetTest, InactivityTimeoutCountsFromTheLastWaitNotTheFirst) {
     asio::write(s, asio::buffer("ping " + std::to_string(i) + "\r\n"));
     ASSERT_EQ(readLine(s, buf), "ECHO ping " + std::to_string(i));
   }
-  EXPECT_GT(std::chrono::steady_clock::now() - t0, 1s);
+  auto quiet = std::chrono::steady_clock::now();
+  EXPECT_GT(quiet - t0, 1s);
   EXPECT_EQ(readLine(s, buf), "<End of file>");
+  EXPECT_LT(std::chrono::steady_clock::now() - quiet, 5s);
+}
+
+// A deadline set while the timer runs toward a later expiry (login_timeout set after the
+// greeting) still ends the connection on time: the next wait starts the timer earlier.
+TEST_F(NetTest, ADeadlineSetMidSessionCutsInBeforeTheRunningTimer) {
+  service_.timeout = 30s;
+  start();
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect(local(plain_port_));
+  asio::streambuf buf;
+  EXPECT_EQ(readLine(s, buf), "HELLO");
+  asio::write(s, asio::buffer(std::string("DEADLINE 300\r\n")));
+  EXPECT_EQ(readLine(s, buf), "ECHO DEADLINE 300");
+  auto t0 = std::chrono::steady_clock::now();
+  std::string last;
+  for (int i = 0; i < 200; ++i) {  // active all along: only the deadline can end it
+    std::error_code ec;
+    asio::write(s, asio::buffer(std::string("noop\r\n")), ec);
+    last = readLine(s, buf);
+    if (last != "ECHO noop") break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(last, "<End of file>");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
 
 TEST_F(NetTest, OffloadRunsOnTheBlockingPoolAndComesBack) {
