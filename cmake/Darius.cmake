@@ -58,7 +58,7 @@ endfunction()
 # darius_add_test(<module> SOURCES ... [LIBS ...]): one gtest binary per module, each TEST()
 # registered with ctest as "<module>/<Suite>.<Name>".
 function(darius_add_test module)
-  if(NOT DARIUS_BUILD_TESTS)
+  if(NOT DARIUS_BUILD_TESTS OR NOT DARIUS_UNIT_TESTS)
     return()
   endif()
   cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
