@@ -66,10 +66,11 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   if (requests.empty()) return out;
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
-  std::unique_ptr<io::WritableFile> index_file;
+  // The descriptor the append writes; never creates (a mailbox without an index is kNotFound,
+  // which openForAppend's caller falls back on).
+  DARIUS_ASSIGN_OR_RETURN(std::unique_ptr<io::WritableFile> index_file,
+                          env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kExisting));
   if (append_only_) {
-    DARIUS_ASSIGN_OR_RETURN(index_file,
-                            env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kExisting));
     DARIUS_RETURN_IF_ERROR(loadIndexHeaderForAppend(*index_file));
   } else {
     DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -188,10 +189,6 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     tail += encodeIndexRecord(r);
     accountRecord(h, r, +1);
     out.push_back({r.uid, r.modseq});
-  }
-  if (index_file == nullptr) {
-    DARIUS_ASSIGN_OR_RETURN(index_file,
-                            env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend));
   }
   wrote_ = true;  // from here a failed append may still surface (settling decides)
   DARIUS_RETURN_IF_ERROR(

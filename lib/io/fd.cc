@@ -87,13 +87,11 @@ Result<std::string> readAll(int fd) {
   // size: one read(2) returns at most 2 GiB - 4 KiB, and some filesystems (FUSE direct_io,
   // uncached 9p, an interrupted NFS read) read short before the end. Files of /proc, which
   // read short before their end too, show a size of 0.
-  uint64_t known_size = 0;
-  bool short_read_is_eof = false;
+  size_t known_size = 0;  // 0: not a regular file with a size; read on to a 0
   if (retryOnEintr([&] { return ::fstat(fd, &st); }) == 0 && S_ISREG(st.st_mode) &&
       st.st_size > 0) {
-    chunk = static_cast<size_t>(st.st_size) + 1;  // +1 so the first read can see EOF
-    known_size = static_cast<uint64_t>(st.st_size);
-    short_read_is_eof = true;
+    known_size = static_cast<size_t>(st.st_size);
+    chunk = known_size + 1;  // +1 so the first read can see EOF
   }
   size_t used = 0;
   for (;;) {
@@ -106,7 +104,7 @@ Result<std::string> readAll(int fd) {
     }
     if (n == 0) break;
     used += static_cast<size_t>(n);
-    if (short_read_is_eof && static_cast<size_t>(n) < want && used >= known_size) break;
+    if (known_size > 0 && static_cast<size_t>(n) < want && used >= known_size) break;
     chunk = 64 * 1024;
   }
   out.resize(used);
