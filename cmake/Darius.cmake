@@ -55,18 +55,28 @@ function(darius_add_library module)
   set_property(TARGET ${_t} PROPERTY DARIUS_MODULE "${module}")
 endfunction()
 
-# darius_add_test(<module> SOURCES ... [LIBS ...]): one gtest binary per module, each TEST()
-# registered with ctest as "<module>/<Suite>.<Name>".
+# darius_add_test(<module> [NAME exe] [LABEL label] SOURCES ... [LIBS ...]): a gtest binary
+# of the module, each TEST() registered with ctest as "<module>/<Suite>.<Name>".
 function(darius_add_test module)
   if(NOT DARIUS_BUILD_TESTS OR NOT DARIUS_UNIT_TESTS)
     return()
   endif()
-  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  # NAME: a second test executable of the module (default <module>_test). LABEL: its ctest
+  # label, one (gtest_discover_tests splits a list), default "unit"; "volume" keeps big tests
+  # out of CI's sanitizer stage.
+  cmake_parse_arguments(A "" "NAME;LABEL" "SOURCES;LIBS" ${ARGN})
   darius_target_of("${module}" _t)
   get_filename_component(_base "${module}" NAME)
   set(_exe "${_base}_test")
+  if(A_NAME)
+    set(_exe "${A_NAME}")
+  endif()
+  set(_label unit)
+  if(A_LABEL)
+    set(_label ${A_LABEL})
+  endif()
   add_executable(${_exe} ${A_SOURCES})
   target_link_libraries(${_exe} PRIVATE ${_t} ${A_LIBS} GTest::gmock GTest::gtest_main)
   gtest_discover_tests(${_exe} TEST_PREFIX "${module}/" DISCOVERY_MODE PRE_TEST
-                       PROPERTIES LABELS unit ENVIRONMENT "DARIUS_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+                       PROPERTIES LABELS ${_label} ENVIRONMENT "DARIUS_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
 endfunction()
