@@ -2,6 +2,9 @@
 // unsettled by a crash is kept when every file and cache record it names is intact, and rolled
 // back, UIDs kept used, when one is not. The power-cut tests (mailbox_crash_test.cc) cover the
 // same through FaultyEnv; these make each case explicit on the real filesystem.
+#include <optional>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "lib/io/temp_dir.h"
@@ -70,10 +73,52 @@ class MailboxTailTest : public ::testing::Test {
     h->prev_num_records = h->num_records - n;
     size_t from = kIndexHeaderSize + size_t{h->prev_num_records} * kIndexRecordSize;
     h->tail_crc = crc32Of(std::string_view(*bytes).substr(from, size_t{n} * kIndexRecordSize));
-    auto f = env().openWritable(path, io::Env::OpenMode::kAppend);
+    writeDiskHeader(*h);
+  }
+
+  void writeDiskHeader(const IndexHeader& h) {
+    auto f = env().openWritable(dir_ + "/" + std::string(kIndexFileName),
+                                io::Env::OpenMode::kExisting);
     ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(*h)).isOk());
+    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(h)).isOk());
     ASSERT_TRUE((*f)->close().isOk());
+  }
+
+  // Messages 1, then 2 and 3 in one append left unsettled by a crash; `lost_uid`, if set,
+  // names a message file whose link never reached the disk.
+  void threeWithTheLastTwoUnsettled(std::optional<uint32_t> lost_uid = std::nullopt) {
+    {
+      auto m = open();
+      ASSERT_NE(m, nullptr);
+      append(*m, 1, 1);
+      append(*m, 2, 2);
+      if (lost_uid) {
+        ASSERT_TRUE(env().removeFile(m->messagePath(*lost_uid)).isOk());
+      }
+    }
+    unsettleLast(2);
+  }
+
+  // One message through an append-only handle (what a delivery uses), expected to succeed.
+  void appendOnly(int number) {
+    auto m = Mailbox::openForAppend(env(), dir_);
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    append(**m, number, 1);
+  }
+
+  // One message through an append-only handle, expected to fail: its status, and whether
+  // the handle wrote index records (appendWroteIndex).
+  std::pair<base::Status, bool> refusedAppendOnly() {
+    auto m = Mailbox::openForAppend(env(), dir_);
+    EXPECT_TRUE(m.ok()) << m.status().toString();
+    if (!m.ok()) return {m.status(), false};
+    auto s = stageMessage(env(), stage_, "Subject: x\r\n\r\nbody\r\n");
+    EXPECT_TRUE(s.ok());
+    if (!s.ok()) return {s.status(), false};
+    std::vector<AppendRequest> q{{&*s, 1790000000, 0, 0, {}}};
+    auto r = (*m)->append(q);
+    EXPECT_TRUE(unstage(env(), *s).isOk());
+    return {r.ok() ? base::Status::ok() : r.status(), (*m)->appendWroteIndex()};
   }
 
   std::unique_ptr<io::TempDir> tmp_;
@@ -90,13 +135,7 @@ TEST_F(MailboxTailTest, AnAppendLeavesItsTailSettled) {
 }
 
 TEST_F(MailboxTailTest, AnIntactUnsettledTailIsKeptAndSettledOnOpen) {
-  {
-    auto m = open();
-    ASSERT_NE(m, nullptr);
-    append(*m, 1, 1);
-    append(*m, 2, 2);
-  }
-  unsettleLast(2);
+  threeWithTheLastTwoUnsettled();
   auto m = open();
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->recordCount(), 3u);
@@ -107,14 +146,7 @@ TEST_F(MailboxTailTest, AnIntactUnsettledTailIsKeptAndSettledOnOpen) {
 }
 
 TEST_F(MailboxTailTest, AMissingMessageFileRollsTheWholeTailBack) {
-  {
-    auto m = open();
-    ASSERT_NE(m, nullptr);
-    append(*m, 1, 1);
-    append(*m, 2, 2);
-    ASSERT_TRUE(env().removeFile(m->messagePath(3)).isOk());  // its link never reached the disk
-  }
-  unsettleLast(2);
+  threeWithTheLastTwoUnsettled(/*lost_uid=*/3);
   auto m = open();
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->recordCount(), 1u);
@@ -132,18 +164,8 @@ TEST_F(MailboxTailTest, AMissingMessageFileRollsTheWholeTailBack) {
 // tail before it writes, as a full handle does: an intact tail is kept and the new message
 // goes after it; a tail with a file missing is rolled back, its UIDs kept used.
 TEST_F(MailboxTailTest, AnAppendOnlyHandleSettlesAnIntactTailBeforeItsAppend) {
-  {
-    auto m = open();
-    ASSERT_NE(m, nullptr);
-    append(*m, 1, 1);
-    append(*m, 2, 2);
-  }
-  unsettleLast(2);
-  {
-    auto m = Mailbox::openForAppend(env(), dir_);
-    ASSERT_TRUE(m.ok()) << m.status().toString();
-    append(**m, 4, 1);
-  }
+  threeWithTheLastTwoUnsettled();
+  appendOnly(4);
   IndexHeader h = diskHeader();
   EXPECT_EQ(h.num_records, 4u);
   EXPECT_EQ(h.prev_num_records, 4u);
@@ -155,19 +177,8 @@ TEST_F(MailboxTailTest, AnAppendOnlyHandleSettlesAnIntactTailBeforeItsAppend) {
 }
 
 TEST_F(MailboxTailTest, AnAppendOnlyHandleRollsBackABrokenTailBeforeItsAppend) {
-  {
-    auto m = open();
-    ASSERT_NE(m, nullptr);
-    append(*m, 1, 1);
-    append(*m, 2, 2);
-    ASSERT_TRUE(env().removeFile(m->messagePath(2)).isOk());
-  }
-  unsettleLast(2);
-  {
-    auto m = Mailbox::openForAppend(env(), dir_);
-    ASSERT_TRUE(m.ok()) << m.status().toString();
-    append(**m, 4, 1);
-  }
+  threeWithTheLastTwoUnsettled(/*lost_uid=*/2);
+  appendOnly(4);
   auto m = open();
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(m->recordCount(), 2u);
@@ -189,18 +200,8 @@ TEST_F(MailboxTailTest, AnAppendOnlyHandleRepairsAHeaderWhoseRecordsAreMissing) 
   h.num_records = 3;
   h.uidnext = 4;
   h.tail_crc = 12345;
-  {
-    auto f = env().openWritable(dir_ + "/" + std::string(kIndexFileName),
-                                io::Env::OpenMode::kExisting);
-    ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(h)).isOk());
-    ASSERT_TRUE((*f)->close().isOk());
-  }
-  {
-    auto m = Mailbox::openForAppend(env(), dir_);
-    ASSERT_TRUE(m.ok()) << m.status().toString();
-    append(**m, 4, 1);
-  }
+  writeDiskHeader(h);
+  appendOnly(4);
   auto m = open();
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(m->recordCount(), 3u);
@@ -221,40 +222,23 @@ TEST_F(MailboxTailTest, AnAppendOnlyHandleRefusesASettledHeaderWhoseRecordsAreMi
   IndexHeader h = diskHeader();
   h.num_records = h.prev_num_records = 3;
   h.uidnext = 4;
-  {
-    auto f = env().openWritable(index, io::Env::OpenMode::kExisting);
-    ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->pwrite(0, encodeIndexHeader(h)).isOk());
-    ASSERT_TRUE((*f)->close().isOk());
-  }
+  writeDiskHeader(h);
   const uint64_t size = *env().fileSize(index);
-  auto m = Mailbox::openForAppend(env(), dir_);
-  ASSERT_TRUE(m.ok()) << m.status().toString();
-  auto s = stageMessage(env(), stage_, "Subject: x\r\n\r\nbody\r\n");
-  ASSERT_TRUE(s.ok());
-  std::vector<AppendRequest> q{{&*s, 1790000000, 0, 0, {}}};
-  auto r = (*m)->append(q);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), base::Code::kCorruption) << r.status().toString();
+  auto [status, wrote] = refusedAppendOnly();
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.code(), base::Code::kCorruption) << status.toString();
   EXPECT_EQ(Mailbox::open(env(), dir_).status().code(), base::Code::kCorruption);
   EXPECT_EQ(*env().fileSize(index), size) << "nothing written past the end";
   EXPECT_FALSE(exists(dir_ + "/4."));
-  ASSERT_TRUE(unstage(env(), *s).isOk());
 }
 
 TEST_F(MailboxTailTest, AnAppendOnlyHandleOfAMailboxWithoutIndexFailsWithoutMakingOne) {
   ASSERT_TRUE(env().removeFile(dir_ + "/" + std::string(kIndexFileName)).isOk());
-  auto m = Mailbox::openForAppend(env(), dir_);
-  ASSERT_TRUE(m.ok()) << m.status().toString();
-  auto s = stageMessage(env(), stage_, "Subject: x\r\n\r\nbody\r\n");
-  ASSERT_TRUE(s.ok());
-  std::vector<AppendRequest> q{{&*s, 1790000000, 0, 0, {}}};
-  auto r = (*m)->append(q);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), base::Code::kNotFound);
-  EXPECT_FALSE((*m)->appendWroteIndex());
+  auto [status, wrote] = refusedAppendOnly();
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.code(), base::Code::kNotFound);
+  EXPECT_FALSE(wrote);
   EXPECT_FALSE(exists(dir_ + "/" + std::string(kIndexFileName)));
-  ASSERT_TRUE(unstage(env(), *s).isOk());
 }
 
 TEST_F(MailboxTailTest, AShortMessageFileRollsTheTailBack) {
