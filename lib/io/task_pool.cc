@@ -19,6 +19,12 @@ struct TaskPool::Batch {
 TaskPool::TaskPool(size_t threads) : owner_pid_(::getpid()) {
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  // Wait until every worker is parked (see Fork in the header). A worker counts itself while
+  // holding mu_ and releases mu_ only inside cv_.wait, so once this wait re-acquires mu_ with
+  // the count complete, every worker is blocked in the condition variable, past the
+  // allocations of its start-up.
+  std::unique_lock<std::mutex> lk(mu_);
+  parked_cv_.wait(lk, [&] { return parked_ == threads_.size(); });
 }
 
 TaskPool::~TaskPool() {
@@ -37,23 +43,26 @@ TaskPool& TaskPool::shared() {
 }
 
 void TaskPool::work() {
+  std::unique_lock<std::mutex> lk(mu_);
+  ++parked_;
+  parked_cv_.notify_one();
   for (;;) {
-    Item item;
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
-      if (stop_ && queue_.empty()) return;
-      item = queue_.front();
-      queue_.pop_front();
-    }
+    cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+    if (stop_ && queue_.empty()) return;
+    Item item = queue_.front();
+    queue_.pop_front();
+    lk.unlock();
     Batch& b = *item.batch;
-    Status s = b.tasks[item.index]();
-    // Notified under the batch's mutex: its owner cannot return (and destroy the batch on
-    // its stack) before this thread has let go of it.
-    std::lock_guard<std::mutex> g(b.mu);
-    b.results[item.index] = std::move(s);
-    --b.running;
-    b.cv.notify_all();
+    {
+      Status s = b.tasks[item.index]();
+      // Notified under the batch's mutex: its owner cannot return (and destroy the batch on
+      // its stack) before this thread has let go of it.
+      std::lock_guard<std::mutex> g(b.mu);
+      b.results[item.index] = std::move(s);
+      --b.running;
+      b.cv.notify_all();
+    }
+    lk.lock();
   }
 }
 

@@ -14,7 +14,11 @@
 // Fork: a child forked while the pool has threads inherits the pool's mutex and condition
 // variable in whatever state the parent's threads left them, and none of the threads, so any
 // use could hang (the multi-process tests fork). In any process but the one that made the
-// pool, runAll() runs every task in the caller and never touches the pool's state.
+// pool, runAll() runs every task in the caller and never touches the pool's state. A thread
+// that is starting up also allocates (its TLS and thread state), and a child forked then
+// inherits the allocator's lock held by a thread it does not have; ASan's allocator has no
+// fork handlers, so the child's first allocation hung. The constructor therefore returns only
+// once every worker is parked in its wait, and an idle pool holds no lock but its own.
 //
 // Ownership: shared() is a process-wide pool, created on first use and never destroyed (its
 // threads may be blocked in a syscall at exit). Thread-safety: runAll() may be called from any
@@ -62,6 +66,8 @@ class TaskPool {
   std::condition_variable cv_;
   std::deque<Item> queue_;  // guarded by mu_
   bool stop_ = false;       // guarded by mu_
+  size_t parked_ = 0;       // workers that have reached their wait; guarded by mu_
+  std::condition_variable parked_cv_;
   std::vector<std::thread> threads_;
   pid_t owner_pid_;  // the process whose threads these are (see Fork above)
 };
