@@ -3,7 +3,8 @@
 run. Called by bench/run.sh (see bench/README.md for what each row measures).
 
     python3 bench/runner.py [--quick] [--servers darius,dovecot,cyrus] [--rounds N]
-                            [--check] [--install-anchors] [--darius-build DIR] [--results DIR]
+                            [--only ROW,...] [--check] [--install-anchors]
+                            [--darius-build DIR] [--results DIR]
 
 Steps: build Darius in Release (build/bench) and the load client; write the corpus (fixed
 seed, cached) and verify its manifest; run the load client's self-test; measure the
@@ -44,6 +45,11 @@ PARAMS = {
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
                  db_keys=200000, db_updates=1000, mb_msgs=10000, timeout=3600),
 }
+
+# Every server runs these rows, in this order (run_server's plan; --only picks some).
+ROW_KEYS = ["lmtp_first", "lmtp1", "lmtp8", "lmtp_multi", "populate", "imap_login", "imap_select",
+            "imap_fetch_meta", "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append",
+            "imap_expunge", "imap_idle_sessions", "mixed"]
 
 harness_errors = []
 
@@ -105,13 +111,11 @@ def load(load_exe, workload, args, timeout):
         return {"workload": workload, "ok": False, "error": "harness: " + msg, "metrics": {}}
 
 
-def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status):
+def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status, only=None):
     """All workloads against one fresh instance of `name`; returns {workload: result}. The
     instance is stopped but its files stay until the round ends (see end_round)."""
     results = {}
-    names = ["lmtp_first", "lmtp1", "lmtp8", "lmtp_multi", "populate", "imap_login", "imap_select", "imap_fetch_meta",
-             "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append", "imap_expunge",
-             "imap_idle_sessions", "mixed"]
+    names = ROW_KEYS
     if name == "darius" and build_status.get("dariusd") != "ok":
         log(f"  {name}: every row fails: dariusd {build_status.get('dariusd', 'not built')}")
         return {n: {"ok": False, "error": "dariusd " + build_status.get("dariusd", "not built"), "metrics": {}}
@@ -153,6 +157,8 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
             ("mixed", "mixed", ["--duration", p["mixed"], "--tag", tag + "m"]),
         ]
         for key, workload, args in plan:
+            if only is not None and key not in only:
+                continue
             if not inst.alive():
                 results[key] = {"ok": False, "error": f"{name} is no longer running: {inst.log_tail(200)}",
                                 "metrics": {}}
@@ -298,6 +304,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="about a minute per server")
     ap.add_argument("--servers", default="darius,dovecot,cyrus")
     ap.add_argument("--rounds", type=int, help="override the rounds of the mode")
+    ap.add_argument("--only", help="run only these rows of each server (keys as in run_server's "
+                    "plan, e.g. lmtp_first,lmtp1,lmtp8,lmtp_multi), and no Darius-only rows")
     ap.add_argument("--check", action="store_true", help="exit non-zero only if the harness is broken")
     ap.add_argument("--install-anchors", action="store_true", help="run bench/anchors/install.sh first")
     ap.add_argument("--darius-build", default=os.path.join(ROOT, "build", "bench"),
@@ -313,6 +321,9 @@ def main():
     if a.rounds:
         p["rounds"] = a.rounds
     names = [s.strip() for s in a.servers.split(",") if s.strip()]
+    only = None if a.only is None else {k.strip() for k in a.only.split(",") if k.strip()}
+    if only is not None and (not only or not only <= set(ROW_KEYS)):
+        ap.error(f"--only takes some of: {','.join(ROW_KEYS)}")
     for s in names:
         if s not in servers.PORT_BASES:
             ap.error(f"unknown server {s}")
@@ -361,12 +372,12 @@ def main():
             order = names[(rnd - 1) % len(names):] + names[:(rnd - 1) % len(names)]
             for s in order:
                 log(f"round {rnd}: {s}")
-                res = run_server(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status)
+                res = run_server(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status, only)
                 with open(os.path.join(outdir, f"{s}-r{rnd}.json"), "w") as f:
                     json.dump(res, f, indent=1)
                 for k, v in res.items():
                     runs[s].setdefault(k, []).append(v)
-            if "darius" in names:
+            if "darius" in names and only is None:
                 log(f"round {rnd}: darius db and mailbox benches")
                 dres = darius_only(a.darius_build, p, workdir, status)
                 with open(os.path.join(outdir, f"darius-only-r{rnd}.json"), "w") as f:
