@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/io/faulty_env.h"
 #include "lib/io/temp_dir.h"
 #include "mailbox/cache_fill.h"
 #include "mailbox/index_format.h"
@@ -132,6 +133,59 @@ TEST_F(MailboxTailTest, AnAppendLeavesItsTailSettled) {
   IndexHeader h = diskHeader();
   EXPECT_EQ(h.num_records, 3u);
   EXPECT_EQ(h.prev_num_records, 3u);
+}
+
+// One append of one message through `e`, on a handle of either kind.
+base::Result<std::vector<Appended>> appendThrough(io::Env& e, const std::string& dir,
+                                                  const std::string& stage, bool append_only) {
+  auto m = append_only ? Mailbox::openForAppend(e, dir) : Mailbox::open(e, dir);
+  if (!m.ok()) return m.status();
+  auto s = stageMessage(e, stage, "Subject: close\r\n\r\nbody\r\n");
+  if (!s.ok()) return s.status();
+  std::vector<AppendRequest> q{{&*s, 1790000000, 0, 0, {}}};
+  auto r = (*m)->append(q);
+  EXPECT_TRUE(unstage(e, *s).isOk());
+  if (r.ok() && !append_only) {
+    EXPECT_EQ((*m)->recordCount(), r->back().uid);
+  }
+  return r;
+}
+
+// NFS and full quotas can report a write-back error at close(). Once the append is durable
+// such an error must not be reported: the sender would retry and store the message twice.
+TEST_F(MailboxTailTest, ACloseErrorAfterTheCommitDoesNotFailTheAppend) {
+  for (bool append_only : {false, true}) {
+    io::FaultyEnv faulty(io::Env::posix());
+    faulty.failClosesOf(dir_ + "/" + std::string(kIndexFileName));
+    auto r = appendThrough(faulty, dir_, stage_, append_only);
+    ASSERT_TRUE(r.ok()) << r.status().toString();
+    EXPECT_EQ(r->size(), 1u);
+  }
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->recordCount(), 2u);
+  EXPECT_EQ(m->record(1)->uid, 2u);
+}
+
+// The cache is closed before the commit point: its error rolls the append back and is
+// reported, and the mailbox takes the next append as if the failed one had not happened.
+TEST_F(MailboxTailTest, ACloseErrorBeforeTheCommitRollsTheAppendBack) {
+  {
+    io::FaultyEnv faulty(io::Env::posix());
+    faulty.failClosesOf(dir_ + "/" + std::string(kCacheFileName));
+    EXPECT_FALSE(appendThrough(faulty, dir_, stage_, /*append_only=*/true).ok());
+  }
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recordCount(), 0u);
+  m.reset();
+  auto r = appendThrough(env(), dir_, stage_, /*append_only=*/false);
+  ASSERT_TRUE(r.ok()) << r.status().toString();
+  m = open();
+  ASSERT_EQ(m->recordCount(), 1u);
+  auto body = env().readFile(m->messagePath(m->record(0)->uid));
+  ASSERT_TRUE(body.ok());
+  EXPECT_NE(body->find("Subject: close"), std::string::npos);
 }
 
 TEST_F(MailboxTailTest, AnIntactUnsettledTailIsKeptAndSettledOnOpen) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "lib/log/log.h"
 #include "mailbox/change_log.h"
 #include "mailbox/mailbox.h"
 
@@ -244,17 +245,25 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   }
   // 5. Settled: every byte the tail names is durable. The mark needs no sync of its own: if
   //    a crash loses it, settleTail() finds the tail intact and marks it then.
+  //    From here on the append has happened: nothing below may report it as failed, or the
+  //    sender retries and the message is stored twice.
   h.prev_num_records = h.num_records;
   h.tail_crc = 0;
   (void)index_file->pwrite(0, encodeIndexHeader(h));
-  index_ = h;
   if (append_only_) {
     // Nobody reads through this handle: no mapping of the longer file.
     index_ = IndexHeader{};
+  } else if (Status mapped = remapIndex(); mapped.isOk()) {
+    index_ = h;
   } else {
-    DARIUS_RETURN_IF_ERROR(remapIndex());
+    // index_ stays the header the old mapping holds; the next refresh maps the new records.
+    log::warning("{}: append of UIDs {}..{} is stored; mapping it failed: {}", dir_,
+                 out.front().uid, out.back().uid, mapped.toString());
   }
-  DARIUS_RETURN_IF_ERROR(index_file->close());
+  if (Status closed = index_file->close(); !closed.isOk()) {
+    log::warning("{}: append of UIDs {}..{} is stored; closing the index failed: {}", dir_,
+                 out.front().uid, out.back().uid, closed.toString());
+  }
   return out;
 }
 

@@ -22,8 +22,8 @@ Status powerLostStatus() { return Status::ioError("power lost"); }
 class FaultyWritableFile final : public WritableFile {
  public:
   FaultyWritableFile(FaultyEnv* env, FsNode* node, uint64_t epoch,
-                     std::unique_ptr<WritableFile> base)
-      : env_(env), node_(node), epoch_(epoch), base_(std::move(base)) {}
+                     std::unique_ptr<WritableFile> base, bool fail_close)
+      : env_(env), node_(node), epoch_(epoch), base_(std::move(base)), fail_close_(fail_close) {}
 
   Status append(std::string_view data) override {
     std::lock_guard<std::mutex> lock(env_->mu_);
@@ -68,6 +68,7 @@ class FaultyWritableFile final : public WritableFile {
     Status s = base_->close();
     if (epoch_ != env_->epoch_) return staleStatus();
     if (env_->power_lost_) return powerLostStatus();
+    if (fail_close_ && s.isOk()) return Status::ioError("injected close fault");
     return s;
   }
 
@@ -88,6 +89,7 @@ class FaultyWritableFile final : public WritableFile {
   FsNode* const node_;
   const uint64_t epoch_;
   std::unique_ptr<WritableFile> base_;
+  const bool fail_close_;
   bool closed_ = false;
 };
 
@@ -130,7 +132,18 @@ Result<std::unique_ptr<WritableFile>> FaultyEnv::openWritable(const std::string&
     model_->truncated(node);
   }
   return std::unique_ptr<WritableFile>(
-      std::make_unique<FaultyWritableFile>(this, node, epoch_, std::move(file)));
+      std::make_unique<FaultyWritableFile>(this, node, epoch_, std::move(file),
+                                           !fail_close_path_.empty() && p == fail_close_path_));
+}
+
+void FaultyEnv::failClosesOf(const std::string& path) {
+  std::string p;
+  if (!path.empty()) {
+    auto a = absolutePath(path);
+    p = a.ok() ? *a : path;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  fail_close_path_ = std::move(p);
 }
 
 Status FaultyEnv::renameFile(const std::string& from, const std::string& to) {

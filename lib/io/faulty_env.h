@@ -129,6 +129,10 @@ class FaultyEnv final : public Env {
   void losePowerAfterSyncs(uint64_t n);
   void losePowerAfterOps(uint64_t n);
   void losePowerNow();
+  // close() of a file opened at `path` from now on releases it but reports an I/O error, as
+  // NFS or a full quota can report write-back failures at close. Not counted as an op, and
+  // not disarmed by clearFaults(); an empty path turns it off.
+  void failClosesOf(const std::string& path);
   // Disarms every failAfter* and losePowerAfter* trigger; does not turn the power back on.
   void clearFaults();
   bool powerLost() const;
@@ -165,6 +169,7 @@ class FaultyEnv final : public Env {
   Trigger power_writes_, power_syncs_, power_ops_;
   bool power_lost_ = false;
   bool torn_ = false;
+  std::string fail_close_path_;  // absolute; empty: off
   std::atomic<bool> reverse_concurrent_{false};
   std::mt19937_64 rng_;
   uint64_t epoch_ = 0;  // bumped by every rollback; older WritableFiles are dead

@@ -74,6 +74,22 @@ TEST_F(FaultyEnvTest, FailAfterOpsCoversDirectoryOperations) {
   EXPECT_TRUE(*env_->fileExists(path("a")));  // reads still work
 }
 
+TEST_F(FaultyEnvTest, FailClosesOfReportsAnErrorAfterReleasingTheNamedFileOnly) {
+  env_->failClosesOf(path("index"));
+  auto index = open("index", OpenMode::kCreateNew);
+  auto other = open("other", OpenMode::kCreateNew);
+  ASSERT_TRUE(index && other);
+  ok(index->append("kept"));
+  EXPECT_EQ(index->close().code(), Code::kIoError);
+  EXPECT_EQ(onDisk("index"), "kept");  // the bytes were written; only the report fails
+  EXPECT_TRUE(index->close().isOk());  // released the first time
+  ok(other->close());
+  env_->failClosesOf("");
+  auto again = open("index", OpenMode::kAppend);
+  ASSERT_TRUE(again);
+  ok(again->close());
+}
+
 TEST_F(FaultyEnvTest, PowerLossStopsEverythingUntilRecovery) {
   preexisting("old", "durable");
   auto f = open("log", OpenMode::kCreateNew);
