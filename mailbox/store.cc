@@ -84,7 +84,7 @@ Status Store::init() {
         auto own = (*fs)->isRoot(p.root);
         why = !own.ok() ? own.status()
               : *own    ? Status::ok()
-                        : Status::notSupported(p.root + " is not the root of a filesystem");
+                        : Status::notSupported(p.root + " is not a filesystem of its own");
       }
       if (why.isOk()) {
         barriers_.emplace(p.name, std::make_unique<io::SyncBarrier>(std::move(*fs)));

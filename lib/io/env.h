@@ -76,9 +76,10 @@ class FilesystemSync {
   virtual Status sync() = 0;
   // Whether `path` lies on this filesystem (a mount point below the partition may not).
   virtual Result<bool> covers(const std::string& path) = 0;
-  // Whether `path` is the root of this filesystem (its parent is on another one, or it is
-  // "/"): whoever owns the directory then has the filesystem to itself, so a syncfs writes
-  // back nobody else's data.
+  // Whether `path` is the root of a filesystem that no other mount shares: a mount point
+  // showing the whole filesystem (not a bind-mounted subdirectory or a Btrfs subvolume),
+  // mounted nowhere else (mount_info.h). Whoever owns the directory then has the filesystem
+  // to itself, so a syncfs writes back nobody else's data.
   virtual Result<bool> isRoot(const std::string& path) = 0;
 };
 

@@ -14,6 +14,7 @@
 #include "lib/io/eintr.h"
 #include "lib/io/env.h"
 #include "lib/io/fd.h"
+#include "lib/io/mount_info.h"
 #include "lib/io/task_pool.h"
 
 namespace darius::io {
@@ -129,7 +130,11 @@ class PosixFilesystemSync final : public FilesystemSync {
     if (::stat(path.c_str(), &st) != 0) return errnoStatus("stat", path);
     const std::string up = path + "/..";
     if (::stat(up.c_str(), &parent) != 0) return errnoStatus("stat", up);
-    return st.st_dev != parent.st_dev || st.st_ino == parent.st_ino;
+    if (st.st_dev == parent.st_dev && st.st_ino != parent.st_ino) return false;
+    // A mount point, but the st_dev test also passes a bind mount of another filesystem's
+    // subdirectory, a Btrfs subvolume and a second mount of a filesystem: mountinfo tells
+    // (mount_info.h). Unreadable (no /proc), it is an error, and auto syncs file by file.
+    return isWholeUnsharedFilesystemNow(path);
   }
 
  private:
