@@ -173,6 +173,9 @@ class Mailbox {
   // space passes the policy, updating `live`'s offsets and `h`'s cache generation.
   base::Status rewriteCacheIfSparse(std::vector<IndexRecord>& live, IndexHeader& h);
   base::Status writeIndexHeader(io::WritableFile& f, IndexHeader h, bool sync = true);
+  // Closes the index after a write is durable: an error is logged, not returned, since a
+  // caller told "failed" would retry (and an append would be stored twice).
+  void closeAfterCommit(io::WritableFile& index);
   base::Result<std::string> recordBytes(size_t i) const;
   // Appends a change record after a commit; a failure is logged, not returned: the change
   // itself is durable, and consumers of the log treat it as a hint, not as the truth.

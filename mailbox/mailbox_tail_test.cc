@@ -167,6 +167,27 @@ TEST_F(MailboxTailTest, ACloseErrorAfterTheCommitDoesNotFailTheAppend) {
   EXPECT_EQ(m->record(1)->uid, 2u);
 }
 
+// The same for flag changes and expunges: they are durable once the header is synced.
+TEST_F(MailboxTailTest, ACloseErrorAfterAStoreOrExpungeIsNotReported) {
+  ASSERT_TRUE(appendThrough(env(), dir_, stage_, /*append_only=*/false).ok());
+  ASSERT_TRUE(appendThrough(env(), dir_, stage_, /*append_only=*/false).ok());
+  {
+    io::FaultyEnv faulty(io::Env::posix());
+    faulty.failClosesOf(dir_ + "/" + std::string(kIndexFileName));
+    auto m = Mailbox::open(faulty, dir_);
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    auto stored = (*m)->store(std::vector<FlagChange>{{1, FlagChange::Op::kAdd, kFlagSeen, {}, 0}});
+    EXPECT_TRUE(stored.ok()) << stored.status().toString();
+    auto gone = (*m)->expunge(std::vector<uint32_t>{2});
+    EXPECT_TRUE(gone.ok()) << gone.status().toString();
+  }
+  auto m = open();
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->recordCount(), 2u);
+  EXPECT_EQ(m->record(0)->system_flags & kFlagSeen, kFlagSeen);
+  EXPECT_FALSE(m->record(1)->live());
+}
+
 // The cache is closed before the commit point: its error rolls the append back and is
 // reported, and the mailbox takes the next append as if the failed one had not happened.
 TEST_F(MailboxTailTest, ACloseErrorBeforeTheCommitRollsTheAppendBack) {

@@ -260,11 +260,15 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     log::warning("{}: append of UIDs {}..{} is stored; mapping it failed: {}", dir_,
                  out.front().uid, out.back().uid, mapped.toString());
   }
-  if (Status closed = index_file->close(); !closed.isOk()) {
-    log::warning("{}: append of UIDs {}..{} is stored; closing the index failed: {}", dir_,
-                 out.front().uid, out.back().uid, closed.toString());
-  }
+  closeAfterCommit(*index_file);
   return out;
+}
+
+void Mailbox::closeAfterCommit(io::WritableFile& index) {
+  if (Status closed = index.close(); !closed.isOk()) {
+    log::warning("{}: change is durable; closing the index failed: {}", dir_,
+                 closed.toString());
+  }
 }
 
 Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> changes) {
@@ -356,7 +360,9 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
     h.tail_crc = 0;
     DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
   }
-  DARIUS_RETURN_IF_ERROR((*f)->close());
+  // The change is durable (or there was none): a close error now must neither report it as
+  // failed nor keep it out of the change log, which replicas and IDLE follow.
+  closeAfterCommit(**f);
   if (changed_any) {
     l.unlock();
     std::vector<std::pair<uint32_t, uint64_t>> logged;
@@ -406,11 +412,14 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
   h.prev_num_records = h.num_records;
   h.tail_crc = 0;
   DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
-  DARIUS_RETURN_IF_ERROR((*f)->close());
+  closeAfterCommit(**f);  // durable from here: as in store()
   l.unlock();
   noteChange(static_cast<int>(ChangeType::kExpunge), logged);
   if (h.num_expunged >= std::max(kCompactMinExpunged, h.num_records / 4)) {
-    DARIUS_RETURN_IF_ERROR(compact());  // takes the lock itself
+    // Reclaiming space is not the expunge: a failure leaves the records for the next one.
+    if (Status c = compact(); !c.isOk()) {  // takes the lock itself
+      log::warning("{}: expunge done; compacting the index failed: {}", dir_, c.toString());
+    }
   }
   return modseq;
 }
