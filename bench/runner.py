@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -115,7 +116,7 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
     """All workloads against one fresh instance of `name`; returns {workload: result}. The
     instance is stopped but its files stay until the round ends (see end_round)."""
     results = {}
-    names = ROW_KEYS
+    names = [k for k in ROW_KEYS if only is None or k in only]
     if name == "darius" and build_status.get("dariusd") != "ok":
         log(f"  {name}: every row fails: dariusd {build_status.get('dariusd', 'not built')}")
         return {n: {"ok": False, "error": "dariusd " + build_status.get("dariusd", "not built"), "metrics": {}}
@@ -156,6 +157,8 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
             ("imap_idle_sessions", "imap_idle_sessions", ["--count", p["idle"], "--conns", 4]),
             ("mixed", "mixed", ["--duration", p["mixed"], "--tag", tag + "m"]),
         ]
+        if [k for k, _, _ in plan] != ROW_KEYS:
+            raise RuntimeError("run_server's plan and ROW_KEYS disagree")
         for key, workload, args in plan:
             if only is not None and key not in only:
                 continue
@@ -173,6 +176,8 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
             log(f"  {name} r{round_no} {key}: {time.time() - t0:.1f}s {state}")
     finally:
         inst.stop()
+        # The next server must not pay for this one's write-back.
+        os.sync()
     return results
 
 
@@ -223,28 +228,33 @@ def darius_only(build_dir, p, workdir, status):
     return out
 
 
-def end_round(workdir, more_rounds):
-    """Removes the round's instances, then, if another round follows, waits until the kernel
-    no longer counts their inodes as recently deleted.
+# ext4 without a journal does not reuse an inode for RECENTCY_MIN (60 s) after it was freed,
+# 300 s while its inode-table block is still dirty (fs/ext4/ialloc.c, recently_deleted()).
+INODE_RECENTCY_S = 60
+
+
+def end_round(workdir, outdir, round_no, more_rounds):
+    """Keeps the round's server logs, removes its instances, syncs, and if another round
+    follows waits until the kernel no longer counts their inodes as recently deleted.
 
     Removing an instance right before the next server ran penalised that server: ext4 without
     a journal (this benchmark's usual machine) passes over recently freed inodes when it
     allocates one near them, each a lookup in the buffer cache under the directory's lock.
     Measured after removing 40,000 files beside the instances: Darius's LMTP with 8
     connections gave 1,495 msgs/s 5 s later, 1,998 at 40 s, 3,039 at 70 s and 3,200 from
-    100 s on, with its CPU per message back from 0.97 to 0.35 ms. The kernel's window is
-    dirty_expire_centisecs (30 s), but the effect outlasts it; twice that plus 10 s is what
-    the measurement supports. Whoever ran after a removal lost; whoever ran first did not."""
+    100 s on, with its CPU per message back from 0.97 to 0.35 ms. The sync makes the inode
+    tables clean, so the window is the kernel's 60 s and not 300 s. Whoever ran after a
+    removal lost; whoever ran first did not."""
     for entry in os.listdir(workdir):
-        remove_tree(os.path.join(workdir, entry))
+        path = os.path.join(workdir, entry)
+        if entry.endswith(".log") and os.path.isfile(path):
+            shutil.move(path, os.path.join(outdir, f"{entry[:-4]}-r{round_no}.log"))
+        else:
+            remove_tree(path)
+    os.sync()
     if more_rounds:
-        try:
-            with open("/proc/sys/vm/dirty_expire_centisecs") as f:
-                window = int(f.read().strip()) / 100
-        except (OSError, ValueError):
-            window = 30
-        log(f"waiting {2 * window + 10:.0f} s for the removed files to age")
-        time.sleep(2 * window + 10)
+        log(f"waiting {INODE_RECENTCY_S + 10} s for the removed files to age")
+        time.sleep(INODE_RECENTCY_S + 10)
 
 
 def machine():
@@ -386,7 +396,7 @@ def main():
                     json.dump(dres, f, indent=1)
                 for k, v in dres.items():
                     darius_rows.setdefault(k, []).append(v)
-            end_round(workdir, rnd < p["rounds"])
+            end_round(workdir, outdir, rnd, rnd < p["rounds"])
 
         table = render(runs, names, darius_rows, physical)
         meta = {"mode": mode, "params": p, "servers": names, "machine": machine(), "physical": physical,
