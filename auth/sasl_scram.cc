@@ -15,6 +15,7 @@
 #include "auth/sasl_mechanisms.h"
 #include "auth/user_store.h"
 #include "lib/base/base64.h"
+#include "lib/base/split.h"
 
 namespace darius::auth::internal {
 namespace {
@@ -43,20 +44,6 @@ bool isCbName(std::string_view s) {
 
 // attr-val = ALPHA "=" value, value = 1*value-char (any UTF-8 but NUL and ',').
 bool isAttrVal(std::string_view s) { return s.size() >= 3 && isAlpha(s[0]) && s[1] == '='; }
-
-std::vector<std::string_view> splitCommas(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    size_t p = s.find(',', start);
-    if (p == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, p - start));
-    start = p + 1;
-  }
-}
 
 // saslname: "=2C" stands for ',' and "=3D" for '='; any other '=' is an encoding error.
 std::optional<std::string> decodeSaslName(std::string_view s) {
@@ -157,7 +144,7 @@ class ScramServer final : public SaslServer {
     if (auto step = checkChannelBindingFlag(flag)) return std::move(*step);
 
     // client-first-message-bare = [reserved-mext ","] username "," nonce ["," extensions]
-    auto attrs = splitCommas(bare);
+    auto attrs = base::split(bare, ',');
     if (attrs[0].substr(0, 2) == "m=") {
       return finish(fail(base::Status::notSupported("SCRAM: mandatory extension not supported"),
                          "e=extensions-not-supported"));
@@ -272,7 +259,7 @@ class ScramServer final : public SaslServer {
     if (proof_b64.find(',') != std::string_view::npos) {
       return invalid("the proof (p=) must be the last attribute");
     }
-    auto attrs = splitCommas(without_proof);
+    auto attrs = base::split(without_proof, ',');
     if (attrs.size() < 2 || attrs[0].substr(0, 2) != "c=" || attrs[1].substr(0, 2) != "r=") {
       return invalid("client-final message must start c=<binding>,r=<nonce>");
     }

@@ -5,6 +5,7 @@
 
 #include "auth/password_hash.h"
 #include "lib/base/base64.h"
+#include "lib/base/split.h"
 
 namespace darius::auth {
 namespace {
@@ -35,20 +36,6 @@ base::Status corrupt(std::string_view path, size_t line, std::string_view what) 
   return base::Status::corruption(std::move(m));
 }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    size_t p = s.find(sep, start);
-    if (p == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, p - start));
-    start = p + 1;
-  }
-}
-
 // A positive decimal without sign or leading zeros (one spelling per number).
 bool parseIterations(std::string_view s, uint32_t* out) {
   if (s.empty() || s[0] == '0' || s.size() > 10) return false;
@@ -63,7 +50,7 @@ bool parseIterations(std::string_view s, uint32_t* out) {
 }
 
 base::Result<UserRecord> parseLine(std::string_view line, std::string_view path, size_t lineno) {
-  auto f = split(line, ':');
+  auto f = base::split(line, ':');
   if (f.size() != kFields) {
     return corrupt(path, lineno,
                    "expected " + std::to_string(kFields) + " ':'-separated fields, found " +

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "lib/base/split.h"
 #include "lib/io/path.h"
 
 namespace darius::mailbox {
@@ -72,16 +73,6 @@ Status checkEntry(const std::string& entry) {
   return Status::ok();
 }
 
-std::vector<std::string_view> splitStrict(std::string_view path) {
-  std::vector<std::string_view> parts;
-  for (size_t at = 0;;) {
-    size_t end = path.find('/', at);
-    parts.push_back(path.substr(at, end == std::string_view::npos ? path.npos : end - at));
-    if (end == std::string_view::npos) return parts;
-    at = end + 1;
-  }
-}
-
 }  // namespace
 
 std::string encodeComponentDir(std::string_view component) { return encode(component, true); }
@@ -136,7 +127,7 @@ Result<MailboxName> mailboxNameFromRelativeDir(std::string_view relative) {
                            std::string(why) + ")");
   };
   if (relative.size() > kMaxPathLength) return bad("too long");
-  std::vector<std::string_view> parts = splitStrict(relative);
+  std::vector<std::string_view> parts = base::split(relative, '/');
   size_t at = 0;
   std::string domain;
   if (parts[0] == kDomainDirName) {

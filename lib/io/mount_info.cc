@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "lib/base/split.h"
 #include "lib/io/fd.h"
 
 namespace darius::io {
@@ -24,22 +25,6 @@ Status malformed(size_t line_no, std::string_view why) {
   m += ": ";
   m += why;
   return Status::corruption(std::move(m));
-}
-
-// Fields are separated by exactly one space. Splitting on runs of spaces would be wrong:
-// an empty source (mount -t tmpfs "" /mnt) shows as an empty field between two spaces.
-std::vector<std::string_view> splitFields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  size_t start = 0;
-  for (;;) {
-    const size_t space = line.find(' ', start);
-    if (space == std::string_view::npos) {
-      fields.push_back(line.substr(start));
-      return fields;
-    }
-    fields.push_back(line.substr(start, space - start));
-    start = space + 1;
-  }
 }
 
 bool parseDecimal(std::string_view s, uint32_t* out) {
@@ -75,7 +60,9 @@ bool unescape(std::string_view s, std::string* out) {
 // proc(5): ID, parent ID, major:minor, root, mount point, options, optional fields, "-",
 // type, source, super options.
 Status parseLine(std::string_view line, size_t line_no, MountEntry* entry) {
-  const std::vector<std::string_view> f = splitFields(line);
+  // Fields are separated by exactly one space. Splitting on runs of spaces would be wrong:
+  // an empty source (mount -t tmpfs "" /mnt) shows as an empty field between two spaces.
+  const std::vector<std::string_view> f = base::split(line, ' ');
   // The optional fields are "tag[:value]", never a lone "-", so the first "-" from the
   // seventh field on is the separator.
   size_t sep = 6;
