@@ -10,6 +10,7 @@ using base::Status;
 namespace {
 constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 constexpr size_t kReadChunk = 16 * 1024;
+constexpr const char* kEvicted = "closed to make room for a newer connection (connection limit)";
 }  // namespace
 
 Connection::Connection(Socket socket, PeerInfo peer, ReaderLimits limits, TlsContextPtr tls)
@@ -82,6 +83,7 @@ void Connection::disarmTimer() { wait_deadline_.reset(); }
 
 Status Connection::readError(const std::error_code& ec) const {
   if (timed_out_) return Status::temporary("inactivity timeout");
+  if (evicted_ && ec == asio::error::operation_aborted) return Status::temporary(kEvicted);
   if (shutdown_.load() && ec == asio::error::operation_aborted) {
     return Status::temporary("server shutting down");
   }
@@ -93,7 +95,9 @@ Status Connection::readError(const std::error_code& ec) const {
 
 asio::awaitable<Status> Connection::fill() {
   if (closed_) co_return Status::ioError("connection closed");
+  if (evicted_) co_return Status::temporary(kEvicted);
   armTimer();
+  waiting_for_peer_ = true;
   std::error_code ec;
   // Wait until the socket is readable before taking a read buffer: a session waiting for its
   // next command (most of them, most of the time) then holds no buffer at all, which is what
@@ -116,6 +120,7 @@ asio::awaitable<Status> Connection::fill() {
     }
   }
   disarmTimer();
+  waiting_for_peer_ = false;
   if (ec) co_return readError(ec);
   reader_.feed(std::string_view(buf.get(), n));
   co_return Status::ok();
@@ -123,6 +128,8 @@ asio::awaitable<Status> Connection::fill() {
 
 asio::awaitable<Result<std::string>> Connection::readLine(bool between_commands) {
   for (;;) {
+    // An evicted session runs no further command, even one the client already sent.
+    if (between_commands && evicted_) co_return Status::temporary(kEvicted);
     auto line = reader_.takeLine();
     if (!line.ok()) co_return line.status();
     if (*line) co_return std::move(**line);
@@ -138,6 +145,7 @@ asio::awaitable<Status> Connection::waitReadable() {
   if (closed_) co_return Status::ioError("connection closed");
   if (reader_.buffered() > 0) co_return Status::ok();
   if (shutdown_.load()) co_return Status::temporary("server shutting down");
+  if (evicted_) co_return Status::temporary(kEvicted);
   waiting_between_commands_ = true;
   if (tls_stream_) {
     // The TLS stream may hold undecrypted bytes that a socket wait would not see, so read
@@ -147,7 +155,9 @@ asio::awaitable<Status> Connection::waitReadable() {
     co_return s;
   }
   armTimer();
+  waiting_for_peer_ = true;
   auto [ec] = co_await lowest().async_wait(Socket::wait_read, kTuple);
+  waiting_for_peer_ = false;
   disarmTimer();
   waiting_between_commands_ = false;
   if (ec) co_return readError(ec);
@@ -191,8 +201,11 @@ asio::awaitable<Status> Connection::handshake() {
   if (!tls_ctx_) co_return Status::notSupported("no TLS context");
   tls_stream_.emplace(std::move(socket_), *tls_ctx_);
   armTimer();
+  waiting_for_peer_ = true;
   auto [ec] = co_await tls_stream_->async_handshake(asio::ssl::stream_base::server, kTuple);
+  waiting_for_peer_ = false;
   disarmTimer();
+  if (ec && evicted_) co_return Status::temporary(kEvicted);
   if (ec) co_return Status::ioError("TLS handshake: " + ec.message());
   co_return Status::ok();
 }
@@ -236,6 +249,7 @@ void Connection::close() {
   timer_.cancel();
   lowest().shutdown(asio::socket_base::shutdown_both, ignore);
   lowest().close(ignore);
+  ticket_.reset();  // the slot is free once the socket is
 }
 
 void Connection::requestShutdown() {
@@ -244,6 +258,28 @@ void Connection::requestShutdown() {
   asio::post(executor_, [weak] {
     auto self = weak.lock();
     if (self && self->waiting_between_commands_ && !self->closed_) {
+      std::error_code ignore;
+      self->lowest().cancel(ignore);
+    }
+  });
+}
+
+void Connection::markAuthenticated() {
+  if (authenticated_) return;
+  authenticated_ = true;
+  // An eviction decided before the login completed is void: the session stays (the limiter
+  // counts it again, see connection_limiter.h).
+  evicted_ = false;
+  if (ticket_) ticket_->markAuthenticated();
+}
+
+void Connection::requestEviction() {
+  std::weak_ptr<Connection> weak = weak_from_this();
+  asio::post(executor_, [weak] {
+    auto self = weak.lock();
+    if (!self || self->closed_ || self->authenticated_) return;
+    self->evicted_ = true;
+    if (self->waiting_for_peer_) {
       std::error_code ignore;
       self->lowest().cancel(ignore);
     }

@@ -1,13 +1,16 @@
 // Connection: one client connection as seen by a protocol session: a TCP or unix stream
 // socket, optionally wrapped in TLS (implicit on the TLS ports, or STARTTLS later), with
-// bounded line/literal reads (LineReader), buffered writes, an inactivity timeout, and a
-// cooperative shutdown that interrupts only a session that waits for its next command.
+// bounded line/literal reads (LineReader), buffered writes, an inactivity timeout, a
+// cooperative shutdown that interrupts only a session that waits for its next command, and
+// its slot under the connection limits (ConnectionLimiter), which it may be asked to give up
+// while it has not authenticated (eviction, see requestEviction).
 //
-// Ownership: held by shared_ptr (the timeout timer's callback keeps a weak_ptr). The session
-// coroutine owns the only strong reference while it runs. All I/O goes through the socket's
+// Ownership: held by shared_ptr (the timeout timer's callback and the limiter's evictor keep
+// weak_ptrs). The session coroutine owns the only strong reference while it runs. The
+// connection holds its limiter Ticket until it is closed. All I/O goes through the socket's
 // executor, a strand, so callbacks and the session never run at the same time.
 // Thread-safety: call everything from the session coroutine (on the strand), except
-// requestShutdown(), which may be called from any thread.
+// requestShutdown() and requestEviction(), which may be called from any thread.
 #pragma once
 
 #include <asio.hpp>
@@ -20,6 +23,7 @@
 #include <string>
 
 #include "lib/base/result.h"
+#include "lib/net/connection_limiter.h"
 #include "lib/net/line_reader.h"
 #include "lib/net/tls.h"
 
@@ -46,8 +50,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<base::Status> startTls();
 
   // The next line. Errors: kTooBig (overlong line, skipped; the session may go on),
-  // kIoError (peer closed or reset), kTemporary (inactivity timeout or server shutdown; see
-  // timedOut() / shuttingDown()). between_commands marks the wait as interruptible by shutdown.
+  // kIoError (peer closed or reset), kTemporary (inactivity timeout, server shutdown or
+  // eviction; see timedOut() / shuttingDown() / evicted()). between_commands marks the wait
+  // as interruptible by shutdown; an evicted connection also gets no further buffered line
+  // there, while any read of it, between commands or not, fails.
   asio::awaitable<base::Result<std::string>> readLine(bool between_commands = false);
   // Returns once input is waiting (buffered, or the socket is readable), without reading it:
   // IMAP IDLE races this against change notifications, and cancelling a wait consumes
@@ -74,6 +80,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> gracefulClose();
   void close();
   void requestShutdown();
+
+  // The slot this connection holds under the connection limits, given back at close().
+  void holdSlot(ConnectionLimiter::Ticket ticket) { ticket_.emplace(std::move(ticket)); }
+  // The session authenticated (IMAP LOGIN/AUTHENTICATE, POP3 entering TRANSACTION): the
+  // limiter never chooses it to make room from now on, and an eviction that is still on its
+  // way is void (an authenticated session is never closed for a limit).
+  void markAuthenticated();
+  bool authenticated() const { return authenticated_; }
+  // Asks the connection to go away to make room for a newcomer (the limiter's evictor). On the
+  // strand, unless it has authenticated meanwhile: it is marked evicted and a wait for the
+  // peer (a read, the TLS handshake) is cancelled, so the session ends promptly with its
+  // goodbye (IMAP "* BYE", POP3 "-ERR"). Writes, and work in progress such as a password
+  // check, are not interrupted: the session notices at its next read.
+  void requestEviction();
+  bool evicted() const { return evicted_; }
 
   // Runs f (CPU-heavy or blocking work: password hashing) on the host's blocking pool and
   // resumes this session on its own strand with the result, so one slow login does not stall
@@ -129,7 +150,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::chrono::steady_clock::time_point timer_expiry_;
   bool timed_out_ = false;
   bool waiting_between_commands_ = false;
+  bool waiting_for_peer_ = false;  // a read or handshake is in progress (eviction cancels it)
   std::atomic<bool> shutdown_{false};
+  bool authenticated_ = false;
+  bool evicted_ = false;
+  std::optional<ConnectionLimiter::Ticket> ticket_;
   bool closed_ = false;
   asio::thread_pool* blocking_ = nullptr;
 };

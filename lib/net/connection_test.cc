@@ -16,14 +16,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Echo service: "STARTTLS" upgrades, "LIT n" reads an n-byte literal, "QUIT" ends, anything
-// else is echoed back; reports the TLS binding type on "CB".
+// Echo service: "STARTTLS" upgrades, "LIT n" reads an n-byte literal, "LOGIN" marks the
+// connection authenticated, "QUIT" ends, anything else is echoed back; reports the TLS
+// binding type on "CB". Says "BYE evicted" when closed to make room for a newcomer.
 class EchoService : public Service {
  public:
   std::string_view name() const override { return "echo"; }
   std::string refusal() const override { return "BUSY\r\n"; }
   ReaderLimits limits() const override { return {.max_line = 64, .max_literal = 1024}; }
   std::chrono::milliseconds initialTimeout() const override { return timeout; }
+  bool evictableBeforeLogin() const override { return evictable; }
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> c) override {
     c->setDeadline(deadline);
@@ -37,7 +39,10 @@ class EchoService : public Service {
           (void)co_await c->flush();
           continue;
         }
-        if (c->shuttingDown()) {
+        if (c->evicted()) {
+          c->write("BYE evicted\r\n");
+          (void)co_await c->flush();
+        } else if (c->shuttingDown()) {
           c->write("BYE shutdown\r\n");
           (void)co_await c->flush();
         }
@@ -54,7 +59,10 @@ class EchoService : public Service {
         }
         continue;
       }
-      if (*line == "OFFLOAD") {
+      if (*line == "LOGIN") {
+        c->markAuthenticated();
+        c->write("LOGGED IN\r\n");
+      } else if (*line == "OFFLOAD") {
         auto here = std::this_thread::get_id();
         auto there = co_await c->offload([] { return std::this_thread::get_id(); });
         bool back_on_strand = c->executor() == co_await asio::this_coro::executor;
@@ -77,6 +85,7 @@ class EchoService : public Service {
 
   std::chrono::milliseconds timeout{5000};
   std::chrono::milliseconds deadline{0};
+  bool evictable = true;
   std::string last_error;
 };
 
@@ -220,6 +229,7 @@ TEST_F(NetTest, StartTlsRefusesPipelinedPlaintext) {
   EXPECT_NE(service_.last_error.find("pipelined"), std::string::npos) << service_.last_error;
 }
 
+// Nothing can make room: the only connection has logged in.
 TEST_F(NetTest, PerHostLimitRefusesWithMessage) {
   start(100, 1);
   asio::io_context io;
@@ -227,9 +237,93 @@ TEST_F(NetTest, PerHostLimitRefusesWithMessage) {
   a.connect(local(plain_port_));
   asio::streambuf ba, bb;
   EXPECT_EQ(readLine(a, ba), "HELLO");
+  asio::write(a, asio::buffer(std::string("LOGIN\r\n")));
+  EXPECT_EQ(readLine(a, ba), "LOGGED IN");
   b.connect(local(plain_port_));
   EXPECT_EQ(readLine(b, bb), "BUSY");
   EXPECT_EQ(readLine(b, bb), "<End of file>");
+  asio::write(a, asio::buffer(std::string("still here\r\n")));
+  EXPECT_EQ(readLine(a, ba), "ECHO still here");
+}
+
+// Issue 16: at the limit, the oldest connection that has not logged in says goodbye and
+// closes, and the newcomer is served; a logged-in one is kept, however old.
+TEST_F(NetTest, PerHostLimitClosesTheOldestConnectionNotLoggedIn) {
+  start(100, 3);
+  asio::io_context io;
+  asio::ip::tcp::socket in(io), idle1(io), idle2(io), next(io);
+  asio::streambuf b0, b1, b2, b3;
+  in.connect(local(plain_port_));
+  EXPECT_EQ(readLine(in, b0), "HELLO");
+  asio::write(in, asio::buffer(std::string("LOGIN\r\n")));
+  EXPECT_EQ(readLine(in, b0), "LOGGED IN");
+  idle1.connect(local(plain_port_));
+  EXPECT_EQ(readLine(idle1, b1), "HELLO");
+  idle2.connect(local(plain_port_));
+  EXPECT_EQ(readLine(idle2, b2), "HELLO");
+  next.connect(local(plain_port_));
+  EXPECT_EQ(readLine(next, b3), "HELLO");
+  EXPECT_EQ(readLine(idle1, b1), "BYE evicted");
+  EXPECT_EQ(readLine(idle1, b1), "<End of file>");
+  for (auto* s : {&in, &idle2, &next}) {
+    asio::write(*s, asio::buffer(std::string("ping\r\n")));
+  }
+  EXPECT_EQ(readLine(in, b0), "ECHO ping");
+  EXPECT_EQ(readLine(idle2, b2), "ECHO ping");
+  EXPECT_EQ(readLine(next, b3), "ECHO ping");
+}
+
+// A client in the middle of a command (here a literal) is not waiting between commands;
+// its read is cancelled all the same, so an evicted connection cannot linger.
+TEST_F(NetTest, EvictionInterruptsAReadInsideACommand) {
+  start(100, 1);
+  asio::io_context io;
+  asio::ip::tcp::socket a(io), b(io);
+  asio::streambuf ba, bb;
+  a.connect(local(plain_port_));
+  EXPECT_EQ(readLine(a, ba), "HELLO");
+  asio::write(a, asio::buffer(std::string("LIT 100\r\nabc")));  // and then nothing
+  b.connect(local(plain_port_));
+  EXPECT_EQ(readLine(b, bb), "HELLO");
+  EXPECT_EQ(readLine(a, ba), "ERR temporary: closed to make room for a newer connection "
+                             "(connection limit)");
+  EXPECT_EQ(readLine(a, ba), "BYE evicted");
+  EXPECT_EQ(readLine(a, ba), "<End of file>");
+}
+
+// A service whose connections must not be cut off (LMTP) keeps them; newcomers are refused.
+TEST_F(NetTest, ConnectionsOfANonEvictableServiceAreKept) {
+  service_.evictable = false;
+  start(100, 1);
+  asio::io_context io;
+  asio::ip::tcp::socket a(io), b(io);
+  asio::streambuf ba, bb;
+  a.connect(local(plain_port_));
+  EXPECT_EQ(readLine(a, ba), "HELLO");
+  b.connect(local(plain_port_));
+  EXPECT_EQ(readLine(b, bb), "BUSY");
+  asio::write(a, asio::buffer(std::string("ping\r\n")));
+  EXPECT_EQ(readLine(a, ba), "ECHO ping");
+}
+
+// max_connections applies the same policy, and over implicit TLS the goodbye goes out too.
+TEST_F(NetTest, TotalLimitClosesTheOldestNotLoggedInOverTls) {
+  start(2, 100);
+  asio::io_context io;
+  asio::ssl::context ctx(asio::ssl::context::tls_client);
+  asio::ssl::stream<asio::ip::tcp::socket> old(io, ctx);
+  old.next_layer().connect(local(tls_port_));
+  old.handshake(asio::ssl::stream_base::client);
+  asio::streambuf bo, bm, bn;
+  EXPECT_EQ(readLine(old, bo), "HELLO");
+  asio::ip::tcp::socket mid(io), last(io);
+  mid.connect(local(plain_port_));
+  EXPECT_EQ(readLine(mid, bm), "HELLO");
+  last.connect(local(plain_port_));
+  EXPECT_EQ(readLine(last, bn), "HELLO");
+  EXPECT_EQ(readLine(old, bo), "BYE evicted");
+  asio::write(mid, asio::buffer(std::string("ping\r\n")));
+  EXPECT_EQ(readLine(mid, bm), "ECHO ping");
 }
 
 TEST_F(NetTest, InactivityTimeoutClosesTheConnection) {

@@ -76,6 +76,11 @@ Listener::Listener(asio::io_context& io, Service& service, TlsContextPtr tls, bo
                                      "Connections accepted, per service.", l);
   refused_ = &deps.metrics->counter("darius_connections_refused_total",
                                     "Connections refused by a connection limit, per service.", l);
+  evicted_ = &deps.metrics->counter(
+      "darius_connections_evicted_total",
+      "Connections closed before login to make room for a newer one (a connection limit), "
+      "per service.",
+      l);
   active_ = &deps.metrics->gauge("darius_connections_active", "Open connections, per service.", l);
 }
 
@@ -170,25 +175,39 @@ asio::awaitable<void> Listener::runSession(Socket socket) {
   PeerInfo peer = peerOf(socket);
   std::error_code ignore;
   if (unix_path_.empty()) socket.set_option(asio::ip::tcp::no_delay(true), ignore);
-  auto ticket = deps_.limiter->tryAcquire(peer.host);
+  auto conn = std::make_shared<Connection>(std::move(socket), peer, service_.limits(), tls_);
+  conn->setTimeout(service_.initialTimeout());
+  // How the limiter closes this connection if it has to make room while it has not logged in.
+  ConnectionLimiter::Evictor evict;
+  if (service_.evictableBeforeLogin()) {
+    evict = [weak = std::weak_ptr<Connection>(conn), name = service_.name(), counter = evicted_] {
+      auto c = weak.lock();
+      if (!c) return;  // ended meanwhile: its slot is free anyway
+      ++*counter;
+      log::notice("{}: connection limit reached: closing the connection from {}, which has "
+                  "not logged in, to make room",
+                  name, c->peer().address);
+      c->requestEviction();
+    };
+  }
+  auto ticket = deps_.limiter->tryAcquire(peer.host, std::move(evict));
   if (!ticket) {
     ++*refused_;
     log::notice("{}: refused connection from {}: connection limit reached", service_.name(),
                 peer.address);
     std::string msg = implicit_tls_ ? std::string() : service_.refusal();
     if (!msg.empty()) {
-      co_await asio::async_write(socket, asio::buffer(msg), kTuple);
+      conn->write(msg);
+      (void)co_await conn->flush();
     }
-    socket.close(ignore);
+    conn->close();
     co_return;
   }
+  conn->holdSlot(std::move(*ticket));
   ++*accepted_;
   ++*active_;
-  auto conn = std::make_shared<Connection>(std::move(socket), peer, service_.limits(),
-                                           tls_);
   conn->setBlockingPool(deps_.blocking);
   uint64_t id = deps_.registry->add(conn);
-  conn->setTimeout(service_.initialTimeout());
   bool ok = true;
   if (implicit_tls_) {
     Status s = co_await conn->handshake();

@@ -73,6 +73,7 @@ class Listener {
   std::string unix_path_;
   std::atomic<uint64_t>* accepted_;
   std::atomic<uint64_t>* refused_;
+  std::atomic<uint64_t>* evicted_;
   std::atomic<int64_t>* active_;
 };
 

@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 #include <thread>
 
-#include "lib/net/connection_limiter.h"
-
 namespace darius::net {
 namespace {
 
@@ -43,33 +41,6 @@ TEST(Metrics, ConcurrentIncrements) {
   }
   for (auto& t : ts) t.join();
   EXPECT_NE(m.render().find("c_total{s=\"x\"} 40000\n"), std::string::npos);
-}
-
-TEST(ConnectionLimiter, TotalAndPerHost) {
-  ConnectionLimiter lim(3, 2);
-  auto a1 = lim.tryAcquire("a");
-  auto a2 = lim.tryAcquire("a");
-  EXPECT_TRUE(a1 && a2);
-  EXPECT_FALSE(lim.tryAcquire("a"));  // per-host limit
-  auto b1 = lim.tryAcquire("b");
-  EXPECT_TRUE(b1);
-  EXPECT_FALSE(lim.tryAcquire("c"));  // total limit
-  EXPECT_EQ(lim.active(), 3u);
-  a1.reset();
-  EXPECT_EQ(lim.activeFor("a"), 1u);
-  EXPECT_TRUE(lim.tryAcquire("c"));   // temporary ticket released at once
-  EXPECT_EQ(lim.active(), 2u);
-}
-
-TEST(ConnectionLimiter, TicketsMove) {
-  ConnectionLimiter lim(1, 1);
-  auto t = lim.tryAcquire("h");
-  ASSERT_TRUE(t);
-  ConnectionLimiter::Ticket moved = std::move(*t);
-  t.reset();
-  EXPECT_EQ(lim.active(), 1u);
-  { auto gone = std::move(moved); }
-  EXPECT_EQ(lim.active(), 0u);
 }
 
 }  // namespace

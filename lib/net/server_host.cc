@@ -17,9 +17,9 @@ constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 
 ServerHost::ServerHost(ServerHostOptions options)
     : options_(options),
+      limiter_(options.max_connections, options.max_connections_per_host),
       blocking_(std::max(1u, options.blocking_threads)),
-      signals_(io_, SIGTERM, SIGINT, SIGHUP),
-      limiter_(options.max_connections, options.max_connections_per_host) {
+      signals_(io_, SIGTERM, SIGINT, SIGHUP) {
   // A client that goes away mid-write must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   auto start = std::chrono::steady_clock::now();

@@ -64,11 +64,13 @@ class ServerHost {
   asio::awaitable<void> drain();
 
   ServerHostOptions options_;
+  // Before io_, so it outlives it: sessions still running at the end of shutdown_timeout are
+  // destroyed with io_, and their connections give their limiter tickets back then.
+  ConnectionLimiter limiter_;
   asio::io_context io_;
   asio::thread_pool blocking_;
   asio::signal_set signals_;
   Metrics metrics_;
-  ConnectionLimiter limiter_;
   ConnectionRegistry registry_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::function<void()> reload_;

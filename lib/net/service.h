@@ -31,6 +31,12 @@ class Service {
   // "* BYE [UNAVAILABLE] Too many connections\r\n". Empty: just close.
   virtual std::string refusal() const { return {}; }
 
+  // Whether the connection limits may close one of this service's connections that has not
+  // authenticated (Connection::markAuthenticated) to make room for a newcomer (see
+  // ConnectionLimiter). The session then says goodbye as its protocol does when a read fails
+  // with Connection::evicted(). False keeps every connection until it ends on its own.
+  virtual bool evictableBeforeLogin() const { return true; }
+
   // Framing limits and the timeout for the first read (before authentication).
   virtual ReaderLimits limits() const { return {}; }
   virtual std::chrono::milliseconds initialTimeout() const { return std::chrono::seconds(60); }
