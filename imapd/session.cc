@@ -38,6 +38,7 @@ void Session::loggedIn(std::string user, std::string_view method) {
   user_ = std::move(user);
   log_.user = user_;
   state_ = State::kAuthenticated;
+  conn_->markAuthenticated();  // never closed to make room under a connection limit
   conn_->setDeadline(std::chrono::milliseconds(0));
   conn_->setTimeout(settings().idle_timeout);
   log::info(log_, "login ok ({}{})", method, conn_->tlsActive() ? ", TLS" : "");
@@ -337,6 +338,12 @@ asio::awaitable<void> Session::readFailed(Status status) {
     log::info(log_, "inactivity timeout");
   } else if (conn_->shuttingDown() && status.code() == Code::kTemporary) {
     writeUntagged("BYE [UNAVAILABLE] Server shutting down");
+  } else if (conn_->evicted() && status.code() == Code::kTemporary) {
+    // Closed to make room for a newer connection (net::ConnectionLimiter). RFC 9051 §7.1.5:
+    // BYE, then close; UNAVAILABLE (RFC 5530) as for a refused connection.
+    writeUntagged("BYE [UNAVAILABLE] Too many connections; closing this one, which has not "
+                  "logged in");
+    log::notice(log_, "closed before login: connection limit reached");
   } else {
     log::debug(log_, "connection lost: {}", status.toString());
     co_return;

@@ -62,6 +62,10 @@ class LmtpService : public net::Service {
   net::ReaderLimits limits() const override {
     return {.max_line = kMaxCommandLine, .max_literal = options_.max_message_size};
   }
+  // The MTA never logs in, and RFC 5321 §3.8 lets a server close the connection only after
+  // QUIT, with a 421 when the service shuts down, or after a timeout: an LMTP connection
+  // counts against the connection limits but is never closed to make room for another.
+  bool evictableBeforeLogin() const override { return false; }
   std::chrono::milliseconds initialTimeout() const override { return options_.timeout; }
 
   const LmtpOptions& options() const { return options_; }

@@ -128,6 +128,11 @@ asio::awaitable<void> Session::run() {
         log::info(log_, "closing: {} timeout", idle ? "idle" : "login");
         reply(idle ? "-ERR Idle timeout, closing connection"
                    : "-ERR Login timeout, closing connection");
+      } else if (conn_->evicted()) {
+        // Closed to make room for a newer connection (net::ConnectionLimiter). RFC 3206
+        // SYS/TEMP: the server's condition, and a new connection may well succeed.
+        log::notice(log_, "closed before login: connection limit reached");
+        reply("-ERR [SYS/TEMP] Too many connections; closing this one, which has not logged in");
       } else if (conn_->shuttingDown()) {
         reply("-ERR [SYS/TEMP] Server shutting down");
       }
@@ -342,7 +347,11 @@ asio::awaitable<Session::Next> Session::authenticated(const std::string& user,
   }
   maildrop_ = std::move(*drop);
   state_ = State::kTransaction;
-  // Authenticated: the login deadline no longer applies, the idle timeout does.
+  // Authenticated: the login deadline no longer applies, the idle timeout does, and the
+  // session is never closed to make room under a connection limit. Not before TRANSACTION:
+  // a session whose maildrop is locked ([IN-USE]) is still in AUTHORIZATION, under the login
+  // deadline, and may be closed like any other that has not logged in.
+  conn_->markAuthenticated();
   conn_->setDeadline(std::chrono::milliseconds(0));
   conn_->setTimeout(env_.options->idle_timeout);
   reply("+OK Maildrop locked and ready, " + std::to_string(maildrop_->liveCount()) +

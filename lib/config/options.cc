@@ -112,11 +112,19 @@ constexpr OptionDef kOptions[] = {
 
     // limits
     {.name = "max_connections", .type = T::kInt, .default_value = "10000",
-     .description = "Most client connections served at once, over all services.",
+     .description = "Most client connections served at once, over all services. At the "
+                    "limit, a new connection closes the oldest IMAP or POP3 connection, from "
+                    "any address, that has not logged in (as `max_connections_per_host` "
+                    "does); when there is none, the new connection is refused.",
      .section = "limits", .min = 1},
     {.name = "max_connections_per_host", .type = T::kInt, .default_value = "200",
-     .description = "Most connections at once from one client address.", .section = "limits",
-     .min = 1},
+     .description = "Most connections at once from one client address, over all services. At "
+                    "the limit, a new connection from that address closes the address's "
+                    "oldest IMAP or POP3 connection that has not logged in (with `* BYE` or "
+                    "`-ERR [SYS/TEMP]`), so idle unauthenticated connections cannot lock its "
+                    "users out; logged-in sessions and LMTP connections are never closed for "
+                    "it, and when only those are left the new connection is refused.",
+     .section = "limits", .min = 1},
     {.name = "max_line_length", .type = T::kSize, .default_value = "64K",
      .description = "Longest protocol command line accepted, literals excluded.",
      .section = "limits", .min = 1024},
