@@ -2,8 +2,8 @@
 // tests/data/mime/shared-corpus, see its SOURCES.md): every message must parse with the tree
 // invariants and render balanced IMAP, both as delivered (canonical CRLF) and as the raw file
 // (bare LF, no final line end), and the canonical form must give exactly the reviewed output
-// committed under tests/data/mime/corpus/ (compared with Dovecot: see
-// tests/data/mime/dovecot/README.md).
+// committed under tests/data/mime/corpus/ (compared with Dovecot and Cyrus: see
+// tests/data/mime/anchors/README.md).
 // DARIUS_MIME_REGENERATE=1 rewrites those files instead of comparing.
 #include <gtest/gtest.h>
 

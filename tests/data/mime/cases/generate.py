@@ -4,7 +4,7 @@
 Each case is a small message that exercises one way real mail breaks the RFCs. The expected
 ENVELOPE/BODYSTRUCTURE/part offsets (*.expected) are written by the golden test itself:
     DARIUS_MIME_REGENERATE=1 build-mime/lib/mime/mime_test --gtest_filter='Golden*'
-after the outputs were reviewed (see ../dovecot/README.md for the comparison with Dovecot).
+after the outputs were reviewed (see ../anchors/README.md for the comparison with Dovecot and Cyrus).
 Messages use CRLF unless the case is about other line ends.
 """
 import os
