@@ -1,10 +1,10 @@
 // The IMAP ENVELOPE of a message (RFC 3501 §7.4.2, RFC 9051 §7.5.2), built from its header.
 //
-// Values are raw header text, unfolded and trimmed (RFC 2047 words are not decoded: the
-// client does that). Absent Date, Subject, In-Reply-To, Message-ID give NIL; present but
-// empty give "". Absent or empty address fields give NIL, and Sender and Reply-To then
-// default to From, at rendering time (render.h) so that the structure says what the message
-// says.
+// Values are raw header text, unfolded as unfoldValue() does (RFC 2047 words are not
+// decoded: the client does that). Absent Date, Subject, In-Reply-To, Message-ID give NIL;
+// present but empty give "". Absent or empty address fields give NIL, and Sender and
+// Reply-To then default to From, at rendering time (render.h) so that the structure says what
+// the message says.
 //
 // Duplicate fields, which RFC 5322 §3.6 forbids but real mail has: the string fields take the
 // last occurrence and the address fields concatenate all occurrences, as Dovecot does (the

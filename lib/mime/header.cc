@@ -100,6 +100,11 @@ std::vector<HeaderField> parseHeaderFields(std::string_view block, size_t max_by
 }
 
 std::string unfoldValue(std::string_view raw) {
+  // The white space after the colon, on the field's first line only: a value that starts on
+  // a continuation line keeps that line's indentation (what Dovecot and Cyrus send).
+  size_t lead = 0;
+  while (lead < raw.size() && isWsp(raw[lead])) ++lead;
+  raw.remove_prefix(lead);
   std::string out;
   out.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
@@ -111,9 +116,6 @@ std::string unfoldValue(std::string_view raw) {
     if (c == '\n' && i + 1 < raw.size() && isWsp(raw[i + 1])) continue;
     out.push_back(c);
   }
-  size_t lead = 0;
-  while (lead < out.size() && isFws(out[lead])) ++lead;
-  out.erase(0, lead);
   return out;
 }
 

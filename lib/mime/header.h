@@ -32,10 +32,11 @@ struct HeaderField {
 std::vector<HeaderField> parseHeaderFields(std::string_view block,
                                            size_t max_bytes = static_cast<size_t>(-1));
 
-// The value with folding removed (a line end followed by white space: RFC 5322 §2.2.3) and
-// leading white space trimmed (trailing white space is part of the value and stays). Other bytes, 8-bit and control bytes included, are
-// kept as they are; a line end not followed by white space (only possible in broken input)
-// is kept too.
+// The value with folding removed (a line end followed by white space: RFC 5322 §2.2.3, which
+// removes the CRLF only) and the white space between the colon and the value on the field's
+// first line dropped. Nothing else changes: white space inside, at the end, or at the start
+// of a continuation line that begins the value stays; 8-bit and control bytes stay; a line
+// end not followed by white space (only possible in broken input) stays too.
 std::string unfoldValue(std::string_view raw);
 
 // The offset just past the blank line that ends the header at the start of `data`, or

@@ -58,6 +58,18 @@ TEST(Header, UnfoldKeepsWhiteSpaceAndTrailingBlanks) {
   EXPECT_EQ(unfoldValue(std::string(" x\0y", 4)), std::string("x\0y", 3));
 }
 
+// Only the white space between the colon and the value on the field's first line is dropped:
+// "Date: \r\n       <HR>" is "       <HR>" (RFC 5322 §2.2.3 removes the CRLF, nothing else),
+// as Dovecot and Cyrus both send it (mikelmail-error_emails-bad_date_header).
+TEST(Header, UnfoldKeepsTheWhiteSpaceOfAContinuationLine) {
+  EXPECT_EQ(unfoldValue(" \r\n       <HR>"), "       <HR>");
+  EXPECT_EQ(unfoldValue("\r\n\t x"), "\t x");
+  EXPECT_EQ(unfoldValue("   \r\n   folded  "), "   folded  ");
+  EXPECT_EQ(unfoldValue(" \r\n x\r\n y "), " x y ");
+  EXPECT_EQ(unfoldValue(" \n x"), " x");
+  EXPECT_EQ(unfoldValue(" \t "), "");
+}
+
 TEST(Header, LookupsAreCaseInsensitive) {
   Header h("subject: s1\r\nSUBJECT: s2\r\nfrom: f\r\n\r\n");
   ASSERT_NE(h.first("Subject"), nullptr);
