@@ -221,6 +221,15 @@ std::optional<Disposition> parseDisposition(std::string_view value) {
   return d;
 }
 
+std::optional<std::string> parseTransferEncoding(std::string_view value) {
+  Lexer lx(value);
+  lx.skipCfws();
+  std::string_view tok = lx.token();
+  lx.skipCfws();
+  if (tok.empty() || !lx.atEnd()) return std::nullopt;
+  return std::string(tok);
+}
+
 std::vector<std::string> parseLanguageList(std::string_view value) {
   std::vector<std::string> out;
   Lexer lx(value);

@@ -1,7 +1,7 @@
 // The structured MIME header fields that shape BODYSTRUCTURE: Content-Type (RFC 2045 §5),
-// Content-Disposition (RFC 2183), Content-Language (RFC 3282), and the parameter lists they
-// share, with RFC 2231 continuations ("name*0", "name*1*") joined and charset/language
-// ("name*=utf-8'en'%E2%82%AC") decoded.
+// Content-Disposition (RFC 2183), Content-Language (RFC 3282), Content-Transfer-Encoding
+// (RFC 2045 §6), and the parameter lists they share, with RFC 2231 continuations ("name*0",
+// "name*1*") joined and charset/language ("name*=utf-8'en'%E2%82%AC") decoded.
 //
 // Parameters keep two faces: the IMAP one (RFC 9051 §7.5.2: continuations joined, an extended
 // value returned as parameter "name*" in the charset'language'percent form, which keeps 8-bit
@@ -47,6 +47,12 @@ std::optional<ContentType> parseContentType(std::string_view value);
 std::optional<Disposition> parseDisposition(std::string_view value);
 // A parameter list: "; a=b; c*0=d; c*1=e" (leading ';' optional).
 std::vector<Param> parseParams(std::string_view text);
+// The mechanism of a Content-Transfer-Encoding value (RFC 2045 §6.1), as written: one token
+// with only comments and white space around it. nullopt for anything else ("8 bit",
+// "text/html", "quoted-printable;", "base64; x=y"): no encoding a client could rely on, so
+// the part counts as having none (7BIT), as Dovecot and Cyrus both treat it. Everything that
+// undoes an encoding must use this, so that BODYSTRUCTURE and decoding never disagree.
+std::optional<std::string> parseTransferEncoding(std::string_view value);
 // Language tags of a Content-Language value, comments and white space removed.
 std::vector<std::string> parseLanguageList(std::string_view value);
 

@@ -100,6 +100,15 @@ TEST(Disposition, TypeAndParams) {
   EXPECT_FALSE(parseDisposition("; filename=x").has_value());
 }
 
+TEST(TransferEncoding, OneTokenWithCfwsOnly) {
+  EXPECT_EQ(parseTransferEncoding(" (by mailer) BASE64 (again) "), "BASE64");
+  EXPECT_EQ(parseTransferEncoding("7bit"), "7bit");
+  EXPECT_FALSE(parseTransferEncoding("quoted-printable;"));
+  EXPECT_FALSE(parseTransferEncoding("8 bit"));
+  EXPECT_FALSE(parseTransferEncoding("text/html"));
+  EXPECT_FALSE(parseTransferEncoding("(only a comment)"));
+}
+
 TEST(Language, List) {
   EXPECT_EQ(parseLanguageList("en-GB, fr (comment),,de"),
             (std::vector<std::string>{"en-GB", "fr", "de"}));

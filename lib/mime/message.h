@@ -80,7 +80,7 @@ struct Part {
 
   std::optional<std::string> id;           // Content-ID, raw
   std::optional<std::string> description;  // Content-Description, raw
-  std::optional<std::string> encoding;     // Content-Transfer-Encoding token as written
+  std::optional<std::string> encoding;     // Content-Transfer-Encoding: parseTransferEncoding()
   std::optional<std::string> md5;          // Content-MD5
   std::optional<Disposition> disposition;
   std::optional<std::vector<std::string>> languages;  // Content-Language

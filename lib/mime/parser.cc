@@ -281,14 +281,7 @@ void TreeBuilder::readContentFields(Part& p, const Header& h, bool in_digest) {
   p.id = value("Content-ID");
   p.description = value("Content-Description");
   if (std::optional<std::string> v = value("Content-Transfer-Encoding")) {
-    // RFC 2045 §6.1: one token. Anything else ("8 bit", "text/html") is not an encoding the
-    // client could apply, so the part counts as having none (7BIT), as Dovecot does; a
-    // trailing ';' is tolerated.
-    Lexer lx(*v);
-    lx.skipCfws();
-    std::string_view tok = lx.token();
-    lx.skipCfws();
-    if (!tok.empty() && (lx.atEnd() || lx.peek() == ';')) p.encoding = std::string(tok);
+    p.encoding = parseTransferEncoding(*v);
   }
   p.md5 = value("Content-MD5");
   if (std::optional<std::string> v = value("Content-Disposition")) p.disposition = parseDisposition(*v);

@@ -140,6 +140,23 @@ TEST(Parser, ContentFields) {
   EXPECT_FALSE(Message::parse("Content-Transfer-Encoding: 8 bit\r\n\r\n").root().encoding);
 }
 
+// RFC 2045 §6.1: the field is one mechanism token, with CFWS around it. "quoted-printable;"
+// or "base64; x=y" is not that, and Dovecot and Cyrus both send such a part as 7BIT
+// (mikelmail-error_emails-content_transfer_encoding_with_semi_colon); a comment is fine.
+TEST(Parser, TransferEncodingWithParametersIsNone) {
+  auto encodingOf = [](std::string_view value) {
+    std::string msg = "Content-Transfer-Encoding:" + std::string(value) + "\r\n\r\na=3Db\r\n";
+    return Message::parse(msg).root().encoding;
+  };
+  EXPECT_FALSE(encodingOf(" quoted-printable;"));
+  EXPECT_FALSE(encodingOf(" quoted-printable; charset=us-ascii"));
+  EXPECT_FALSE(encodingOf(" base64 ;"));
+  EXPECT_EQ(encodingOf(" quoted-printable (by mailer)"), "quoted-printable");
+  EXPECT_EQ(encodingOf("\r\n\tBase64 \t"), "Base64");
+  EXPECT_EQ(encodingOf(" x-uuencode"), "x-uuencode");
+  EXPECT_FALSE(encodingOf(" "));
+}
+
 TEST(Parser, HeaderAccessThroughMessage) {
   std::string msg = "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nX-A: 1\r\n\r\nx\r\n--b--\r\n";
   Message m = Message::parse(msg);
