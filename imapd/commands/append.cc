@@ -4,7 +4,8 @@
 //
 // All messages of one command are staged, then appended in one batch: they get consecutive
 // UIDs and are durable together before the OK (MULTIAPPEND's all-or-nothing, §1 of RFC 3502).
-// Bare LF line ends are made CRLF (the store keeps canonical form). Needs the "i" right; flags
+// Bare LF line ends of a literal are made CRLF (the store keeps canonical form); a literal8 is
+// stored as sent, NULs and all, and read back exactly through BINARY[] (RFC 3516 §4.4). Needs the "i" right; flags
 // the user may not set are dropped (RFC 4314 §4). A missing mailbox is NO [TRYCREATE].
 #include <ctime>
 
@@ -19,6 +20,9 @@ struct OneMessage {
   std::vector<proto::Flag> flags;
   std::optional<proto::DateTime> date;
   std::string bytes;
+  // Sent as a literal8 (RFC 3516 §4.4): stored exactly as sent. Its line ends are left
+  // alone too, since a binary part's bare LF is data, not a line end to repair.
+  bool binary = false;
 };
 
 struct AppendArgs {
@@ -36,8 +40,12 @@ base::Result<OneMessage> parseMessage(ArgParser& p) {
     DARIUS_ASSIGN_OR_RETURN(m.date, p.dateTime());
     DARIUS_RETURN_IF_ERROR(p.space());
   }
-  p.skipIf('~');  // literal8: the same bytes, NUL allowed (RFC 3516)
-  DARIUS_ASSIGN_OR_RETURN(m.bytes, p.literal());
+  if (p.peek('~')) {
+    DARIUS_ASSIGN_OR_RETURN(m.bytes, p.literal8());
+    m.binary = true;
+  } else {
+    DARIUS_ASSIGN_OR_RETURN(m.bytes, p.literal());
+  }
   return m;
 }
 
@@ -127,7 +135,8 @@ asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
       // filesystem sync, sync_method syncfs): one flush latency per command instead of one
       // per message plus one, and the bytes are durable before the tagged OK, which still
       // means stored (RFC 9051 §6.3.12; RFC 3502 §1: a MULTIAPPEND commits all or none).
-      auto s = session.store().stage(*part, canonical(std::move(m.bytes)),
+      std::string bytes = m.binary ? std::move(m.bytes) : canonical(std::move(m.bytes));
+      auto s = session.store().stage(*part, std::move(bytes),
                                      mailbox::StageSync::kDeferred);
       if (!s.ok()) {
         failed = s.status();

@@ -53,6 +53,20 @@ mime::SectionSpec textOf(Text text) {
   return spec;
 }
 
+// RFC 9051 §4.3: a NUL may only travel in the literal8 of a BINARY item. A message stored
+// with NULs (an APPEND literal8, RFC 3516 §4.4) still has its BODY[...] items sent in plain
+// literals, with each NUL as 0x80, as Dovecot does: the literal keeps its size (so
+// RFC822.SIZE and partial offsets stay true) and BINARY[] has the exact bytes.
+void writeLiteralBytes(net::Connection& conn, std::string_view bytes, bool literal8) {
+  if (literal8 || std::memchr(bytes.data(), 0, bytes.size()) == nullptr) {
+    conn.write(bytes);
+    return;
+  }
+  std::string copy(bytes);
+  std::replace(copy.begin(), copy.end(), '\0', '\x80');
+  conn.write(copy);
+}
+
 std::string hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
@@ -419,7 +433,7 @@ asio::awaitable<Outcome> MessageFetcher::write(Loaded& m) {
     for (uint64_t sent = 0; sent < p.size;) {
       uint64_t n = std::min(kChunk, p.size - sent);
       if (p.mem) {
-        conn.write(std::string_view(*p.mem).substr(p.offset + sent, n));
+        writeLiteralBytes(conn, std::string_view(*p.mem).substr(p.offset + sent, n), p.literal8);
         sent += n;
         if (!(co_await session_.flushIfLarge()).isOk()) co_return Outcome::kLost;
         continue;
@@ -435,7 +449,7 @@ asio::awaitable<Outcome> MessageFetcher::write(Loaded& m) {
         damaged = true;
         chunk = std::string(n, ' ');
       }
-      conn.write(*chunk);
+      writeLiteralBytes(conn, *chunk, p.literal8);
       sent += n;
       if (!(co_await session_.flushIfLarge()).isOk()) co_return Outcome::kLost;
     }

@@ -114,6 +114,26 @@ Result<std::string> ArgParser::quoted() {
 
 Result<std::string> ArgParser::literal() {
   if (!peek('{')) return unexpected(text_, pos_, "a literal");
+  const size_t start = pos_;
+  DARIUS_ASSIGN_OR_RETURN(std::string bytes, literalBytes());
+  // CHAR8 is %x01-ff: NUL may only come in a literal8.
+  if (bytes.find('\0') != std::string::npos) {
+    pos_ = start;
+    return Status::invalid("NUL byte in literal");
+  }
+  return bytes;
+}
+
+Result<std::string> ArgParser::literal8() {
+  if (text_.substr(pos_, 2) != "~{") return unexpected(text_, pos_, "a literal8");
+  const size_t start = pos_;
+  ++pos_;
+  Result<std::string> bytes = literalBytes();
+  if (!bytes.ok()) pos_ = start;
+  return bytes;
+}
+
+Result<std::string> ArgParser::literalBytes() {
   size_t close = text_.find('}', pos_);
   if (close == std::string_view::npos) return Status::invalid("Invalid literal header");
   std::optional<LiteralHeader> h = parseLiteralHeader(text_.substr(pos_ + 1, close - pos_ - 1));
@@ -125,7 +145,6 @@ Result<std::string> ArgParser::literal() {
   size_t start = close + 3;
   if (text_.size() - start < h->size) return Status::invalid("Truncated literal");
   std::string_view bytes = text_.substr(start, static_cast<size_t>(h->size));
-  if (bytes.find('\0') != std::string_view::npos) return Status::invalid("NUL byte in literal");
   pos_ = start + bytes.size();
   return std::string(bytes);
 }

@@ -53,6 +53,9 @@ class ArgParser {
   base::Result<std::string> quoted();
   // literal = "{" number64 ["+"] "}" CRLF *CHAR8 (the framing put the bytes after the CRLF).
   base::Result<std::string> literal();
+  // literal8 = "~{" number64 ["+"] "}" CRLF *OCTET (RFC 3516 §4.4, RFC 9051 §9): a literal
+  // whose bytes may include NUL. Only APPEND takes one.
+  base::Result<std::string> literal8();
   // string = quoted / literal
   base::Result<std::string> string();
   // astring = 1*ASTRING-CHAR / string
@@ -128,6 +131,8 @@ class ArgParser {
 
  private:
   base::Result<Value> valueAt(const ListLimits& limits, int depth, size_t& items);
+  // The bytes of the literal whose "{" is at the position, any octet allowed.
+  base::Result<std::string> literalBytes();
   // The run of bytes from the position for which pred holds.
   template <typename Pred>
   std::string_view run(Pred pred) const {

@@ -103,6 +103,25 @@ TEST(ArgParser, Literals) {
   EXPECT_EQ(n.status().message(), "NUL byte in literal");
 }
 
+TEST(ArgParser, Literal8TakesEveryOctet) {
+  // RFC 3516 §4.4: APPEND's literal8 carries binary content, NUL included.
+  std::string text("~{5+}\r\na\0b\r\n rest", 17);
+  ArgParser p(text);
+  auto bytes = p.literal8();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  EXPECT_EQ(*bytes, std::string("a\0b\r\n", 5));
+  ASSERT_TRUE(p.space().isOk());
+  EXPECT_EQ(*p.atom(), "rest");
+  // A plain literal is not a literal8, and a literal8 needs its "~".
+  ArgParser plain("{1}\r\nx");
+  EXPECT_FALSE(plain.literal8().ok());
+  EXPECT_EQ(plain.position(), 0u);
+  // A truncated literal8 fails and leaves the position where it was.
+  ArgParser cut("~{9}\r\nab");
+  EXPECT_FALSE(cut.literal8().ok());
+  EXPECT_EQ(cut.position(), 0u);
+}
+
 TEST(ArgParser, BadLiteralSyntax) {
   struct Case {
     const char* text;
