@@ -4,7 +4,6 @@
 
 #include <optional>
 
-#include "lib/mime/content_fields.h"
 #include "lib/mime/header.h"
 #include "lib/mime/transfer_encoding.h"
 
@@ -61,40 +60,14 @@ Cte cteOf(std::string_view header_block) {
   return Cte::kUnknown;
 }
 
-bool isTextPart(std::string_view header_block) {
-  std::optional<std::string> v = fieldValue(header_block, "Content-Type");
-  if (!v) return true;
-  std::optional<mime::ContentType> ct = mime::parseContentType(*v);
-  return !ct || iequals(ct->type, "text");
-}
-
-std::string crlfLineEnds(std::string in) {
-  size_t lone = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '\n' && (i == 0 || in[i - 1] != '\r')) ++lone;
-  }
-  if (lone == 0) return in;
-  std::string out;
-  out.reserve(in.size() + lone);
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '\n' && (i == 0 || in[i - 1] != '\r')) out.push_back('\r');
-    out.push_back(in[i]);
-  }
-  return out;
-}
-
 Result<std::string> decodeLeaf(std::string_view header_block, std::string_view body) {
   switch (cteOf(header_block)) {
     case Cte::kIdentity:
       return std::string(body);
-    case Cte::kBase64: {
-      std::string out = mime::decodeBase64Body(body);
-      return isTextPart(header_block) ? crlfLineEnds(std::move(out)) : out;
-    }
-    case Cte::kQuotedPrintable: {
-      std::string out = mime::decodeQuotedPrintable(body);
-      return isTextPart(header_block) ? crlfLineEnds(std::move(out)) : out;
-    }
+    case Cte::kBase64:
+      return mime::decodeBase64Body(body);
+    case Cte::kQuotedPrintable:
+      return mime::decodeQuotedPrintable(body);
     case Cte::kUnknown:
       break;
   }
