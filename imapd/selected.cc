@@ -11,33 +11,47 @@ using mailbox::IndexRecord;
 Result<std::unique_ptr<SelectedMailbox>> SelectedMailbox::open(mailbox::OpenMailbox opened,
                                                                mailbox::MailboxName name,
                                                                mailbox::Rights rights,
-                                                               bool read_only, bool claim_recent) {
+                                                               bool read_only, Recent recent) {
   std::unique_ptr<SelectedMailbox> s(new SelectedMailbox());
   s->mailbox_ = std::move(opened.mailbox);
   s->entry_ = std::move(opened.entry);
   s->name_ = std::move(name);
   s->rights_ = rights;
   s->read_only_ = read_only;
-  s->claim_recent_ = claim_recent && !read_only;
-  uint32_t recent_above = UINT32_MAX;
-  if (s->claim_recent_) {
-    DARIUS_ASSIGN_OR_RETURN(recent_above, s->mailbox_->claimRecent());
-  }
+  s->recent_mode_ = read_only && recent == Recent::kClaim ? Recent::kPeek : recent;
   DARIUS_RETURN_IF_ERROR(s->mailbox_->refresh());
   const mailbox::Mailbox& m = *s->mailbox_;
   s->uids_.reserve(m.index().num_records - m.index().num_expunged);
   for (size_t i = 0; i < m.recordCount(); ++i) {
     DARIUS_ASSIGN_OR_RETURN(IndexRecord r, m.record(i));
-    if (!r.live()) continue;
-    s->uids_.push_back(r.uid);
-    if (r.uid > recent_above) s->recent_.insert(r.uid);
+    if (r.live()) s->uids_.push_back(r.uid);
   }
-  s->seen_generation_ = m.index().generation;
-  s->seen_records_ = m.index().num_records;
-  s->seen_modseq_ = m.index().highest_modseq;
+  // What this view saw, taken before the claim below: as a write, it may settle a crashed
+  // append and so show records the view does not hold; the next refresh() must see a change.
+  const mailbox::IndexHeader h = m.index();
+  s->seen_generation_ = h.generation;
+  s->seen_records_ = h.num_records;
+  s->seen_modseq_ = h.highest_modseq;
+  s->announced_flags_ = m.header().user_flags.size();
+  DARIUS_ASSIGN_OR_RETURN(uint32_t above, s->recentFloor(h.uidnext - 1, h.recent_uid));
+  for (uint32_t uid : s->uids_) {
+    if (uid > above && uid < h.uidnext) s->recent_.insert(uid);
+  }
   s->exists_sent_ = s->count();
   s->recent_sent_ = s->recentCount();
   return s;
+}
+
+Result<uint32_t> SelectedMailbox::recentFloor(uint32_t up_to, uint32_t peeked) {
+  switch (recent_mode_) {
+    case Recent::kNone:
+      return UINT32_MAX;
+    case Recent::kPeek:
+      return peeked;
+    case Recent::kClaim:
+      return mailbox_->claimRecent(up_to);
+  }
+  return UINT32_MAX;
 }
 
 uint32_t SelectedMailbox::msnOf(uint32_t uid) const {
@@ -96,6 +110,31 @@ std::string SelectedMailbox::flagsOf(const IndexRecord& r, bool with_recent) con
   }
   if (with_recent && isRecent(r.uid)) add("\\Recent");
   return out;
+}
+
+std::string SelectedMailbox::permanentFlags() const {
+  std::string perm;
+  auto add = [&](std::string_view f) {
+    if (!perm.empty()) perm += ' ';
+    perm += f;
+  };
+  if (has(mailbox::right::kWrite)) {
+    add("\\Answered \\Flagged \\Draft");
+    for (const std::string& k : mailbox_->header().user_flags) add(k);
+  }
+  if (has(mailbox::right::kDeleteMessage)) add("\\Deleted");
+  if (has(mailbox::right::kSeen)) add("\\Seen");
+  if (has(mailbox::right::kWrite)) add("\\*");
+  return perm;
+}
+
+void SelectedMailbox::announceFlags(std::string& out) {
+  const size_t names = mailbox_->header().user_flags.size();
+  if (names == announced_flags_) return;
+  announced_flags_ = names;
+  out += "* FLAGS (" + flagNames() + ")\r\n";
+  // A read-only session keeps the empty PERMANENTFLAGS its SELECT/EXAMINE sent.
+  if (!read_only_) out += "* OK [PERMANENTFLAGS (" + permanentFlags() + ")] Flags permitted\r\n";
 }
 
 Status SelectedMailbox::refresh() {
@@ -170,12 +209,14 @@ Status SelectedMailbox::endPass(const std::vector<uint32_t>& fresh) {
   // What this pass saw, taken before claimRecent(): as a write, it may settle a crashed
   // append (mailbox_tail.cc) and so show records this pass did not merge; the next refresh()
   // must see a change and merge them.
-  const mailbox::IndexHeader& h = mailbox_->index();
+  const mailbox::IndexHeader h = mailbox_->index();
   seen_generation_ = h.generation;
   seen_records_ = h.num_records;
   seen_modseq_ = h.highest_modseq;
-  if (!fresh.empty() && claim_recent_) {
-    DARIUS_ASSIGN_OR_RETURN(uint32_t above, mailbox_->claimRecent());
+  if (!fresh.empty()) {
+    // Claimed up to the last UID this pass saw, and no further: a message delivered after
+    // the pass is left for whichever session sees it first (RFC 3501 §2.3.2: exactly one).
+    DARIUS_ASSIGN_OR_RETURN(uint32_t above, recentFloor(fresh.back(), h.recent_uid));
     for (uint32_t uid : fresh) {
       if (uid > above) recent_.insert(uid);
     }
@@ -187,6 +228,7 @@ Status SelectedMailbox::endPass(const std::vector<uint32_t>& fresh) {
 
 Status SelectedMailbox::writeUpdates(bool allow_expunge, const UpdateStyle& style,
                                      std::string& out) {
+  announceFlags(out);
   if (allow_expunge && !gone_.empty()) {
     if (style.qresync) {
       auto set = proto::SequenceSet::fromNumbers({gone_.begin(), gone_.end()});

@@ -44,11 +44,16 @@ struct UpdateStyle {
 
 class SelectedMailbox {
  public:
-  // `claim_recent`: a SELECT by an IMAP4rev1 session (not EXAMINE) takes \Recent.
+  // \Recent (RFC 3501 §2.3.2, IMAP4rev1 only): a SELECT claims the messages no session has
+  // been shown as recent yet (each goes to exactly one session); an EXAMINE, or a SELECT
+  // that opens read-only, shows them as recent without claiming them (§6.3.2); an IMAP4rev2
+  // session has no \Recent at all.
+  enum class Recent : uint8_t { kNone, kPeek, kClaim };
+
   static base::Result<std::unique_ptr<SelectedMailbox>> open(mailbox::OpenMailbox opened,
                                                              mailbox::MailboxName name,
                                                              mailbox::Rights rights,
-                                                             bool read_only, bool claim_recent);
+                                                             bool read_only, Recent recent);
 
   mailbox::Mailbox& mailbox() { return *mailbox_; }
   const mailbox::Mailbox& mailbox() const { return *mailbox_; }
@@ -77,6 +82,14 @@ class SelectedMailbox {
   // form ("\Seen \Flagged $Junk"; \Recent added for an IMAP4rev1 session when recent).
   std::string flagNames() const;
   std::string flagsOf(const mailbox::IndexRecord& r, bool with_recent) const;
+  // PERMANENTFLAGS for a read-write mailbox, by the session's rights (RFC 4314 §4): the
+  // keywords and \* need "w", \Deleted "t", \Seen "s".
+  std::string permanentFlags() const;
+  // A keyword must be announced in FLAGS (and PERMANENTFLAGS) before any FETCH shows it
+  // (RFC 9051 §7.3.5, RFC 3501 §7.2.6). Appends those two responses to `out` when the
+  // mailbox has keyword names the client has not been told yet; whoever writes FETCH FLAGS
+  // calls it first (writeUpdates does, and so do STORE's and FETCH's own responses).
+  void announceFlags(std::string& out);
 
   // Reloads the index and notes what changed (cheap when nothing did). Called before every
   // command that reads the view and before writeUpdates().
@@ -100,13 +113,17 @@ class SelectedMailbox {
   // The end of either merge: records what the pass saw, claims \Recent for `fresh` (new
   // UIDs this pass found), and queues them for EXISTS.
   base::Status endPass(const std::vector<uint32_t>& fresh);
+  // The UID above which messages up to `up_to` are recent to this session: claimed
+  // (kClaim), as the index had it at the last refresh (kPeek, `peeked`), or none (kNone).
+  base::Result<uint32_t> recentFloor(uint32_t up_to, uint32_t peeked);
 
   std::unique_ptr<mailbox::Mailbox> mailbox_;
   mailbox::MailboxEntry entry_;
   std::optional<mailbox::MailboxName> name_;
   mailbox::Rights rights_ = 0;
   bool read_only_ = false;
-  bool claim_recent_ = false;
+  Recent recent_mode_ = Recent::kNone;
+  size_t announced_flags_ = 0;      // keyword names the client has had in FLAGS
 
   std::vector<uint32_t> uids_;       // the view
   std::set<uint32_t> recent_;        // UIDs recent to this session

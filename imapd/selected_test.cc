@@ -26,16 +26,23 @@ class SelectedTest : public ::testing::Test {
     ASSERT_TRUE(m.ok());
     writer_ = std::move(*m);
     append(3);
-    auto reader = mailbox::Mailbox::open(env(), dir_);
-    ASSERT_TRUE(reader.ok());
-    auto name = mailbox::MailboxName::personal("", "alice", {});
-    ASSERT_TRUE(name.ok());
-    auto s = SelectedMailbox::open({mailbox::MailboxEntry{}, std::move(*reader)}, *name,
-                                   ~mailbox::Rights{0}, false, false);
-    ASSERT_TRUE(s.ok()) << s.status().toString();
-    selected_ = std::move(*s);
+    selected_ = select(SelectedMailbox::Recent::kNone);
   }
   io::Env& env() { return *io::Env::posix(); }
+
+  // A session's view of the mailbox through its own handle, as SELECT opens it.
+  std::unique_ptr<SelectedMailbox> select(SelectedMailbox::Recent recent, bool read_only = false,
+                                          mailbox::Rights rights = ~mailbox::Rights{0}) {
+    auto reader = mailbox::Mailbox::open(env(), dir_);
+    EXPECT_TRUE(reader.ok());
+    if (!reader.ok()) return nullptr;
+    auto name = mailbox::MailboxName::personal("", "alice", {});
+    EXPECT_TRUE(name.ok());
+    auto s = SelectedMailbox::open({mailbox::MailboxEntry{}, std::move(*reader)}, *name, rights,
+                                   read_only, recent);
+    EXPECT_TRUE(s.ok()) << s.status().toString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
 
   void append(int n) {
     std::vector<mailbox::StagedMessage> staged;
@@ -52,10 +59,14 @@ class SelectedTest : public ::testing::Test {
   void flag(uint32_t uid) {
     ASSERT_TRUE(writer_->store(std::vector<FlagChange>{{uid, FlagChange::Op::kAdd, mailbox::kFlagFlagged, {}, 0}}).ok());
   }
-  std::string updates() {
-    EXPECT_TRUE(selected_->refresh().isOk());
+  void keyword(uint32_t uid, const std::string& name) {
+    ASSERT_TRUE(writer_->store(std::vector<FlagChange>{{uid, FlagChange::Op::kAdd, 0, {name}, 0}}).ok());
+  }
+  std::string updates(SelectedMailbox* s = nullptr) {
+    if (s == nullptr) s = selected_.get();
+    EXPECT_TRUE(s->refresh().isOk());
     std::string out;
-    EXPECT_TRUE(selected_->writeUpdates(true, UpdateStyle{}, out).isOk());
+    EXPECT_TRUE(s->writeUpdates(true, UpdateStyle{}, out).isOk());
     return out;
   }
 
@@ -95,6 +106,62 @@ TEST_F(SelectedTest, AppendsOneByOneStayInOrder) {
     EXPECT_EQ(updates(), "* " + std::to_string(4 + i) + " EXISTS\r\n");
   }
   EXPECT_EQ(selected_->uids(), (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+TEST_F(SelectedTest, AKeywordFromAnotherHandleIsAnnouncedBeforeItIsShown) {
+  // RFC 9051 §7.3.5: the FLAGS (and PERMANENTFLAGS) that name $Label4 come before the first
+  // FETCH that shows it; before, this session's handle never learnt the new name at all.
+  keyword(2, "$Label4");
+  std::string out = updates();
+  size_t flags = out.find("* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Label4)\r\n");
+  size_t perm = out.find("* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft $Label4 \\Deleted "
+                         "\\Seen \\*)]");
+  size_t fetch = out.find("* 2 FETCH (UID 2 FLAGS ($Label4))");
+  ASSERT_NE(flags, std::string::npos) << out;
+  ASSERT_NE(perm, std::string::npos) << out;
+  ASSERT_NE(fetch, std::string::npos) << out;
+  EXPECT_LT(flags, fetch);
+  EXPECT_LT(perm, fetch);
+  // Announced once.
+  keyword(3, "$Label4");
+  EXPECT_EQ(updates(), "* 3 FETCH (UID 3 FLAGS ($Label4))\r\n");
+}
+
+TEST_F(SelectedTest, AReadOnlySessionGetsFlagsButKeepsItsEmptyPermanentFlags) {
+  auto examined = select(SelectedMailbox::Recent::kPeek, /*read_only=*/true);
+  keyword(1, "Work");
+  std::string out = updates(examined.get());
+  EXPECT_NE(out.find("* FLAGS ("), std::string::npos) << out;
+  EXPECT_EQ(out.find("PERMANENTFLAGS"), std::string::npos) << out;
+}
+
+TEST_F(SelectedTest, PermanentFlagsFollowTheRights) {
+  auto s = select(SelectedMailbox::Recent::kNone, false,
+                  mailbox::right::kRead | mailbox::right::kSeen);
+  EXPECT_EQ(s->permanentFlags(), "\\Seen");
+  EXPECT_EQ(selected_->permanentFlags(), "\\Answered \\Flagged \\Draft \\Deleted \\Seen \\*");
+}
+
+TEST_F(SelectedTest, RecentGoesToExactlyOneSelectAndExamineOnlyLooks) {
+  // The three messages of SetUp were claimed by nobody (SetUp's session is IMAP4rev2).
+  auto examined = select(SelectedMailbox::Recent::kPeek, /*read_only=*/true);
+  EXPECT_EQ(examined->recentCount(), 3u) << "EXAMINE shows what no session has claimed";
+  auto first = select(SelectedMailbox::Recent::kClaim);
+  EXPECT_EQ(first->recentCount(), 3u);
+  auto second = select(SelectedMailbox::Recent::kClaim);
+  EXPECT_EQ(second->recentCount(), 0u);
+  EXPECT_EQ(select(SelectedMailbox::Recent::kPeek, true)->recentCount(), 0u);
+  // A delivery while both are selected: recent to whichever looks first, and only to it.
+  append(1);
+  EXPECT_EQ(updates(second.get()), "* 4 EXISTS\r\n* 1 RECENT\r\n");
+  EXPECT_EQ(updates(first.get()), "* 4 EXISTS\r\n");
+  EXPECT_TRUE(second->isRecent(4));
+  EXPECT_FALSE(first->isRecent(4));
+  // A read-write SELECT that has to open read-only (no write rights) only looks, too.
+  append(1);
+  auto looker = select(SelectedMailbox::Recent::kClaim, /*read_only=*/true);
+  EXPECT_EQ(looker->recentCount(), 1u);
+  EXPECT_EQ(updates(first.get()), "* 5 EXISTS\r\n* 4 RECENT\r\n");
 }
 
 }  // namespace

@@ -96,9 +96,7 @@ Result<std::unique_ptr<Mailbox>> Mailbox::create(io::Env& env, const std::string
 
 Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& dir) {
   std::unique_ptr<Mailbox> m(new Mailbox(env, dir));
-  auto h = readMailboxHeader(env, dir);
-  if (!h.ok()) return h.status();
-  m->header_ = std::move(*h);
+  DARIUS_RETURN_IF_ERROR(m->reloadHeaderIfReplaced());
   DARIUS_RETURN_IF_ERROR(m->refresh());
   // Only after a crash or a killed writer: writers settle their own appends before they
   // unlock, and refresh() waits for them (shared lock).
@@ -189,8 +187,33 @@ Status Mailbox::loadIndexHeader() {
 Status Mailbox::refresh() {
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kShared, &l));
+  const IndexHeader before = index_;
   DARIUS_RETURN_IF_ERROR(remapIndex());
-  return loadIndexHeader();
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  // Another handle may have added keyword names. It writes them to the header file before
+  // any record uses their bits, and every such write bumps the modseq, so a header that
+  // changed comes with an index that did: an unchanged index costs nothing more.
+  if (index_.highest_modseq == before.highest_modseq && index_.generation == before.generation) {
+    return Status::ok();
+  }
+  return reloadHeaderIfReplaced();
+}
+
+Status Mailbox::reloadHeaderIfReplaced() {
+  std::string p = path(kHeaderFileName);
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return Status::fromErrno(errno, p);
+  // The header is only ever replaced by a rename (writeMailboxHeader), so a new inode or
+  // change time means new contents. Stamped before the read: a replacement between the two
+  // leaves an old stamp, and the next check reads once more.
+  HeaderStamp stamp{static_cast<uint64_t>(st.st_ino),
+                    static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  if (stamp == header_stamp_) return Status::ok();
+  auto h = readMailboxHeader(env_, dir_);
+  if (!h.ok()) return h.status();
+  header_ = std::move(*h);
+  header_stamp_ = stamp;
+  return Status::ok();
 }
 
 Result<std::string> Mailbox::recordBytes(size_t i) const {

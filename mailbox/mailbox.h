@@ -115,7 +115,8 @@ class Mailbox {
   const MailboxHeader& header() const { return header_; }
   const IndexHeader& index() const { return index_; }
 
-  // Picks up changes made through other handles since the last refresh().
+  // Picks up changes made through other handles since the last refresh(): the index, and the
+  // header's keyword names when the index changed.
   base::Status refresh();
 
   // Records of the snapshot, expunged-in-place ones included (check IndexRecord::live()).
@@ -137,10 +138,12 @@ class Mailbox {
   // under a new generation. Runs by itself when expunged records pass a threshold.
   base::Status compact();
 
-  // IMAP4rev1 \Recent (RFC 3501 §2.3.2): moves the index's recent_uid up to the last UID and
-  // returns its old value; UIDs above that value are recent to this caller alone. A SELECT
-  // calls it, an EXAMINE does not.
-  base::Result<uint32_t> claimRecent();
+  // IMAP4rev1 \Recent (RFC 3501 §2.3.2): moves the index's recent_uid up to `up_to` (the
+  // last UID the caller has seen; never past the last UID given out) and returns its old
+  // value. The UIDs in (old value, up_to] are recent to this caller alone: a claim is atomic
+  // under the lock, so two sessions never both get a UID, and a UID that arrives after the
+  // caller looked is left for the next claim. A SELECT claims, an EXAMINE does not.
+  base::Result<uint32_t> claimRecent(uint32_t up_to);
   // Records of the snapshot with a UID above `uid` (STATUS RECENT counts those above
   // recent_uid); O(log n + the count).
   base::Result<size_t> countAbove(uint32_t uid) const;
@@ -163,6 +166,8 @@ class Mailbox {
   base::Status remapIndex();
   base::Status remapCache(uint64_t need) const;
   base::Status loadIndexHeader();
+  // Reads the header file into header_ unless it is the one last read (header_stamp_).
+  base::Status reloadHeaderIfReplaced();
   base::Status loadIndexHeaderForAppend(io::WritableFile& index_file);
   // Before any write, and in open(): a torn last append is rolled back, an unsettled one
   // (its round of syncs perhaps unfinished) verified and settled or rolled back.
@@ -187,6 +192,13 @@ class Mailbox {
   io::Env& env_;
   std::string dir_;
   MailboxHeader header_;
+  // Which header file header_ was read from: its inode and change time (ns).
+  struct HeaderStamp {
+    uint64_t ino = 0;
+    int64_t ctime_ns = -1;
+    bool operator==(const HeaderStamp&) const = default;
+  };
+  HeaderStamp header_stamp_;
   IndexHeader index_;
   bool tail_suspect_ = false;  // the last append's records did not match its header
   // Set: the header as on disk, whose last append is unsettled; index_ is then the view

@@ -379,7 +379,7 @@ TEST_F(MailboxTailTest, AReaderDoesNotSeeAnUnsettledTailUntilAWriterSettlesIt) {
   EXPECT_EQ(reader->index().highest_modseq, 1u);
   EXPECT_EQ(reader->index().quota_used, 0u);
   // Its next write settles it first.
-  ASSERT_TRUE(reader->claimRecent().ok());
+  ASSERT_TRUE(reader->claimRecent(UINT32_MAX).ok());
   EXPECT_EQ(reader->recordCount(), 2u);
   IndexHeader h = diskHeader();
   EXPECT_EQ(h.prev_num_records, 2u);

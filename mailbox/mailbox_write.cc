@@ -428,7 +428,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
 
 namespace darius::mailbox {
 
-Result<uint32_t> Mailbox::claimRecent() {
+Result<uint32_t> Mailbox::claimRecent(uint32_t up_to) {
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -436,8 +436,10 @@ Result<uint32_t> Mailbox::claimRecent() {
   DARIUS_RETURN_IF_ERROR(settleTail());
   IndexHeader h = index_;
   uint32_t old = h.recent_uid;
-  if (h.uidnext - 1 <= old) return old;
-  h.recent_uid = h.uidnext - 1;
+  // Never past what exists: a UID not yet given out must stay claimable by whoever sees it.
+  up_to = std::min(up_to, h.uidnext - 1);
+  if (up_to <= old) return old;
+  h.recent_uid = up_to;
   // The header alone, in place (one sector), and not synced: if a crash loses it, the
   // messages are shown as recent once more, which \Recent allows (a hint, RFC 3501 §2.3.2).
   // Every other field is as durable as before (the tail is settled above), so the write

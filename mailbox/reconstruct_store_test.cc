@@ -365,7 +365,7 @@ TEST_F(ReconstructStoreTest, RebuildKeepsWhatWasAlreadyShownAsRecent) {
   {
     auto m = store_->openMailbox(name("user/alice"));
     ASSERT_TRUE(m.ok());
-    ASSERT_TRUE(m->mailbox->claimRecent().ok());
+    ASSERT_TRUE(m->mailbox->claimRecent(UINT32_MAX).ok());
   }
   deliver("user/alice", 1);
   ASSERT_TRUE(env().removeFile(dirOf("user/alice") + "/darius.cache").isOk());

@@ -475,16 +475,42 @@ TEST_F(StoreTest, RecentIsClaimedOnceAndCounted) {
   auto b = store_->openMailbox(inbox);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a->mailbox->countAbove(0), 3u);
-  auto first = a->mailbox->claimRecent();
+  auto first = a->mailbox->claimRecent(3);
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(*first, 0u) << "all three are recent to the first session";
-  auto second = b->mailbox->claimRecent();
+  auto second = b->mailbox->claimRecent(3);
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(*second, 3u) << "and to no other";
   deliver(inbox, 4, 2);
   ASSERT_TRUE(b->mailbox->refresh().isOk());
   EXPECT_EQ(*b->mailbox->countAbove(b->mailbox->index().recent_uid), 2u);
   EXPECT_EQ(b->mailbox->index().minor, kIndexMinor);
+}
+
+TEST_F(StoreTest, RecentClaimStopsAtWhatTheClaimantSaw) {
+  // A session that looked at UIDs 1..2 claims those; UID 3, delivered after it looked, stays
+  // for the next session (claiming "everything" here gave UID 3 to nobody, or to two).
+  MailboxName inbox = personal("alice");
+  ASSERT_TRUE(store_->create(inbox).ok());
+  deliver(inbox, 1, 2);
+  auto a = store_->openMailbox(inbox);
+  auto b = store_->openMailbox(inbox);
+  ASSERT_TRUE(a.ok() && b.ok());
+  deliver(inbox, 3, 1);
+  auto first = a->mailbox->claimRecent(2);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, 0u);
+  auto second = b->mailbox->claimRecent(3);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, 2u) << "UID 3 is recent to the second session only";
+  // A claim never reaches past the last UID given out.
+  auto third = a->mailbox->claimRecent(UINT32_MAX);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(*third, 3u);
+  deliver(inbox, 4, 1);
+  auto fourth = b->mailbox->claimRecent(4);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_EQ(*fourth, 3u) << "UID 4 was not claimed by the claim of everything before it";
 }
 
 TEST_F(StoreTest, UidValidityNeverRepeatsAcrossRestartsOrAClockInThePast) {

@@ -125,8 +125,9 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   bool rev1 = session.updateStyle().rev1;
   auto opened = co_await session.blocking([&]() -> base::Result<std::unique_ptr<SelectedMailbox>> {
     DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openMailbox(*name));
-    return SelectedMailbox::open(std::move(m), *name, access->rights, read_only,
-                                 /*claim_recent=*/rev1 && !args.examine);
+    using Recent = SelectedMailbox::Recent;
+    Recent recent = !rev1 ? Recent::kNone : args.examine ? Recent::kPeek : Recent::kClaim;
+    return SelectedMailbox::open(std::move(m), *name, access->rights, read_only, recent);
   });
   if (!opened.ok()) co_return replyFor(session, opened.status(), what);
   SelectedMailbox& sel = **opened;
@@ -140,16 +141,7 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   if (read_only) {
     out += "* OK [PERMANENTFLAGS ()] Read-only mailbox\r\n";
   } else {
-    std::string perm;
-    auto add = [&](std::string_view f) { perm += perm.empty() ? "" : " ", perm += f; };
-    if (sel.has(mailbox::right::kWrite)) {
-      add("\\Answered \\Flagged \\Draft");
-      for (const std::string& k : sel.mailbox().header().user_flags) add(k);
-    }
-    if (sel.has(mailbox::right::kDeleteMessage)) add("\\Deleted");
-    if (sel.has(mailbox::right::kSeen)) add("\\Seen");
-    if (sel.has(mailbox::right::kWrite)) add("\\*");
-    out += "* OK [PERMANENTFLAGS (" + perm + ")] Flags permitted\r\n";
+    out += "* OK [PERMANENTFLAGS (" + sel.permanentFlags() + ")] Flags permitted\r\n";
   }
   out += "* OK [UIDVALIDITY " + std::to_string(sel.entry().uidvalidity) + "] UIDs valid\r\n";
   out += "* OK [UIDNEXT " + std::to_string(h.uidnext) + "] Predicted next UID\r\n";

@@ -142,6 +142,9 @@ asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
   if (impossible) modified = uids;
   UpdateStyle style = session.updateStyle();
   std::string out;
+  // A keyword this STORE created (or that the store just read from another session's
+  // write) is announced before the FETCH responses that show it (RFC 9051 §7.3.5).
+  sel.announceFlags(out);
   for (const mailbox::FlagResult& res : *results) {
     if (res.outcome == mailbox::FlagResult::Outcome::kModified) {
       modified.push_back(args.by_uid ? res.uid : sel.msnOf(res.uid));

@@ -25,7 +25,7 @@ constexpr uint64_t kInlineRead = 64 * 1024;
 // Body literals are copied from the file in chunks of this size.
 constexpr uint64_t kChunk = 256 * 1024;
 // What one message's computed literals (decoded parts, header subsets) may hold, on top of
-// twice the message's size (a decoded text part can grow by its CRLFs): enough for every
+// twice the message's size (no decoded part is larger than its encoding): enough for every
 // distinct item a client has reason to ask for, and a bound on the hostile ones.
 constexpr uint64_t kHeldFloor = 8ull << 20;
 
@@ -381,7 +381,11 @@ asio::awaitable<Outcome> MessageFetcher::fetch(const MessageRef& message) {
   Loaded m;
   m.ref = &message;
   const mailbox::IndexRecord& r = message.record;
-  emit("* " + std::to_string(message.msn) + " FETCH (");
+  // Keywords the client has not had in FLAGS yet (the \Seen that FETCH sets may have read
+  // another session's new names) are announced before a response that may show them.
+  std::string head;
+  selected_.announceFlags(head);
+  emit(head + "* " + std::to_string(message.msn) + " FETCH (");
   std::vector<std::string> done;
   auto next = [&](const std::string& key) {
     if (std::find(done.begin(), done.end(), key) != done.end()) return false;
