@@ -32,6 +32,7 @@ Result<std::unique_ptr<SelectedMailbox>> SelectedMailbox::open(mailbox::OpenMail
   s->seen_generation_ = h.generation;
   s->seen_records_ = h.num_records;
   s->seen_modseq_ = h.highest_modseq;
+  s->reported_modseq_ = s->seen_modseq_;
   s->announced_flags_ = m.header().user_flags.size();
   DARIUS_ASSIGN_OR_RETURN(uint32_t above, s->recentFloor(h.uidnext - 1, h.recent_uid));
   for (uint32_t uid : s->uids_) {
@@ -275,6 +276,7 @@ Status SelectedMailbox::writeUpdates(bool allow_expunge, const UpdateStyle& styl
     out += ")\r\n";
   }
   changed_.clear();
+  if (gone_.empty()) reported_modseq_ = seen_modseq_;
   return Status::ok();
 }
 

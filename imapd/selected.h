@@ -104,6 +104,10 @@ class SelectedMailbox {
   void noteReported(uint32_t uid, uint64_t modseq) { reported_[uid] = modseq; }
 
   uint64_t highestModseq() const { return mailbox_->index().highest_modseq; }
+  // The highest modseq up to which the client has been told every change (flags, new
+  // messages, expunges): a HIGHESTMODSEQ sent in the middle of a session may not be higher,
+  // or a client resynchronising from it would miss what is still pending.
+  uint64_t reportedModseq() const { return reported_modseq_; }
 
  private:
   SelectedMailbox() = default;
@@ -136,6 +140,7 @@ class SelectedMailbox {
   uint64_t seen_modseq_ = 0;        // flag changes up to this modseq are known
   uint32_t exists_sent_ = 0;        // the EXISTS count the client has
   uint32_t recent_sent_ = 0;
+  uint64_t reported_modseq_ = 0;    // reportedModseq()
 };
 
 }  // namespace darius::imapd

@@ -71,6 +71,17 @@ void Session::unselect() {
   if (state_ == State::kSelected) state_ = State::kAuthenticated;
 }
 
+void Session::useCondstore() {
+  bool first = !condstore_used_ && !isEnabled("CONDSTORE");
+  condstore_used_ = true;
+  if (!first || !selected_) return;
+  // The modseq of what the client has been told, not the index's latest: a client that keeps
+  // this value and resynchronises from it later must still be told of changes it has not
+  // seen yet (RFC 7162 §3.1.2.1, §3.2.5.2).
+  writeUntagged("OK [HIGHESTMODSEQ " + std::to_string(selected_->reportedModseq()) +
+                "] Highest");
+}
+
 UpdateStyle Session::updateStyle() const {
   UpdateStyle u;
   u.qresync = isEnabled("QRESYNC");

@@ -146,9 +146,11 @@ class Session {
   // ENABLE (RFC 5161): true if `extension` was not enabled before and now is.
   bool enable(std::string_view extension);
   bool isEnabled(std::string_view extension) const;
-  // RFC 7162 §3.1: a CONDSTORE-aware command (FETCH MODSEQ, SELECT (CONDSTORE), STORE
-  // UNCHANGEDSINCE, SEARCH MODSEQ) turns MODSEQ on in later FETCH responses.
-  void useCondstore() { condstore_used_ = true; }
+  // RFC 7162 §3.1: a CONDSTORE enabling command (FETCH MODSEQ, SELECT (CONDSTORE), STORE
+  // UNCHANGEDSINCE, SEARCH MODSEQ, STATUS HIGHESTMODSEQ) turns MODSEQ on in later FETCH
+  // responses; the first one, if a mailbox is selected, also queues that mailbox's
+  // "OK [HIGHESTMODSEQ n]", which the command's own responses then follow.
+  void useCondstore();
 
  private:
   // Reads and runs one command (or answers one bad line).
