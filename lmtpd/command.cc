@@ -136,6 +136,15 @@ std::optional<std::string> decodeQuoted(std::string_view s) {
   return out;
 }
 
+// Local-part = Dot-string / Quoted-string (RFC 5321 §4.1.2), at most 64 octets (§4.5.3.1.1);
+// returns it decoded.
+std::optional<std::string> parseLocalPart(std::string_view local) {
+  if (local.empty() || local.size() > kMaxLocalPart) return std::nullopt;
+  if (local.front() == '"') return decodeQuoted(local);
+  if (isDotString(local)) return std::string(local);
+  return std::nullopt;
+}
+
 Command fail(Command c, SyntaxError e, std::string text) {
   c.error = e;
   c.error_text = std::move(text);
@@ -277,6 +286,16 @@ Command parsePathAndParameters(Command c, std::string_view rest) {
     c.mailbox = Mailbox{"postmaster", ""};
   } else {
     c.mailbox = parseMailbox(path);
+    if (!c.mailbox && !is_mail && !routed) {
+      // A Local-part alone (see the header); not after a source route, which names hosts on
+      // the way to a domain. An empty one (<"">) names nobody, and one holding "@" (quoted)
+      // would read as user@domain further on: both are refused.
+      auto local = parseLocalPart(path);
+      if (local && !local->empty() && local->find('@') == std::string::npos) {
+        c.mailbox = Mailbox{std::move(*local), ""};
+        c.bare_local = true;
+      }
+    }
     if (!c.mailbox) return fail(std::move(c), SyntaxError::kBadAddress, "Bad address syntax");
   }
 
@@ -292,22 +311,11 @@ std::optional<Mailbox> parseMailbox(std::string_view text) {
   // itself contain "@".
   size_t at = text.rfind('@');
   if (at == std::string_view::npos || at == 0) return std::nullopt;
-  std::string_view local = text.substr(0, at);
   std::string_view domain = text.substr(at + 1);
-  if (local.size() > kMaxLocalPart) return std::nullopt;
   if (!isDomain(domain) && !isAddressLiteral(domain)) return std::nullopt;
-  Mailbox m;
-  if (local.front() == '"') {
-    auto decoded = decodeQuoted(local);
-    if (!decoded) return std::nullopt;
-    m.local = std::move(*decoded);
-  } else if (isDotString(local)) {
-    m.local = std::string(local);
-  } else {
-    return std::nullopt;
-  }
-  m.domain = std::string(domain);
-  return m;
+  auto local = parseLocalPart(text.substr(0, at));
+  if (!local) return std::nullopt;
+  return Mailbox{std::move(*local), std::string(domain)};
 }
 
 Command parseCommand(std::string_view line) {

@@ -13,9 +13,12 @@
 // domain of a path when it is well-formed; the command says so in Command::utf8, and the
 // session refuses such a path unless the transaction declared SMTPUTF8.
 //
-// Two leniencies that real MTAs rely on: spaces after "FROM:"/"TO:" are skipped, and keywords
-// and parameter names are case-insensitive. Everything else is strict, including the address
-// syntax and the RFC 5321 §4.5.3.1 length limits.
+// Three leniencies that real MTAs rely on: spaces after "FROM:"/"TO:" are skipped, keywords
+// and parameter names are case-insensitive, and RCPT takes a Local-part without a domain
+// ("RCPT TO:<bob>", Command::bare_local), which Cyrus and Dovecot deliver to a user of the
+// default domain and delivery agents talking to them send; the session decides whether to
+// accept it (lmtp_strict_rcpt). Everything else is strict, including the address syntax and
+// the RFC 5321 §4.5.3.1 length limits.
 //
 // Ownership: values in, values out. Thread-safety: pure functions, safe from any thread.
 #pragma once
@@ -58,7 +61,7 @@ enum class SyntaxError : uint8_t {
 
 // A mailbox: the local part decoded (quotes and quoted pairs removed) and the domain as
 // written (an address literal keeps its brackets). The domain is empty only for RCPT
-// TO:<Postmaster> (RFC 5321 §4.1.1.3).
+// TO:<Postmaster> (RFC 5321 §4.1.1.3) and a bare local part (Command::bare_local).
 struct Mailbox {
   std::string local;
   std::string domain;
@@ -80,6 +83,8 @@ struct Command {
   bool utf8 = false;
   // MAIL: nullopt for the null reverse-path <>. RCPT: always set.
   std::optional<Mailbox> mailbox;
+  // RCPT: the path is a Local-part alone, not <Postmaster>; never holds "@" once decoded.
+  bool bare_local = false;
   // MAIL SIZE= (RFC 1870 §6), saturated at UINT64_MAX.
   std::optional<uint64_t> size;
   BodyType body = BodyType::kUnspecified;

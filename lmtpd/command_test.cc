@@ -120,9 +120,37 @@ TEST(LmtpCommand, RcptTo) {
   EXPECT_EQ(pm.error, SyntaxError::kNone);
   EXPECT_EQ(pm.mailbox->local, "postmaster");
   EXPECT_EQ(pm.mailbox->domain, "");
+  EXPECT_FALSE(pm.bare_local);
+  EXPECT_FALSE(c.bare_local);
   EXPECT_EQ(parseCommand("RCPT TO:<>").error, SyntaxError::kBadAddress);
-  EXPECT_EQ(parseCommand("RCPT TO:<alice>").error, SyntaxError::kBadAddress);
   EXPECT_EQ(parseCommand("RCPT FROM:<a@b.c>").error, SyntaxError::kBadArguments);
+}
+
+// Not RFC 5321, but what Cyrus and Dovecot accept: the session decides (lmtp_strict_rcpt).
+TEST(LmtpCommand, RcptToABareLocalPart) {
+  Command c = parseCommand("RCPT TO:<bench+x>");
+  EXPECT_EQ(c.error, SyntaxError::kNone);
+  EXPECT_TRUE(c.bare_local);
+  EXPECT_EQ(c.path, "bench+x");
+  EXPECT_EQ(c.mailbox->local, "bench+x");
+  EXPECT_EQ(c.mailbox->domain, "");
+  Command q = parseCommand("RCPT TO:<\"john doe\">");
+  EXPECT_EQ(q.error, SyntaxError::kNone);
+  EXPECT_EQ(q.mailbox->local, "john doe");
+  EXPECT_TRUE(parseCommand("RCPT TO:<postmaster.x>").bare_local);
+  EXPECT_TRUE(parseCommand("RCPT TO:<\xc3\xa5sa>").utf8);
+  // Still a Local-part: syntax and the 64-octet limit hold, and a quoted "@" is refused
+  // (it would read as user@domain further on).
+  for (const char* bad : {"RCPT TO:<a..b>", "RCPT TO:<.a>", "RCPT TO:<a b>", "RCPT TO:<a(b)>",
+                          "RCPT TO:<\"a@b\">", "RCPT TO:<\"\">", "RCPT TO:<@x:alice>"}) {
+    EXPECT_EQ(parseCommand(bad).error, SyntaxError::kBadAddress) << bad;
+  }
+  EXPECT_TRUE(parseCommand("RCPT TO:<" + std::string(64, 'a') + ">").bare_local);
+  EXPECT_EQ(parseCommand("RCPT TO:<" + std::string(65, 'a') + ">").error,
+            SyntaxError::kBadAddress);
+  // MAIL FROM keeps RFC 5321's rule: a sender is always written with its domain.
+  EXPECT_EQ(parseCommand("MAIL FROM:<alice>").error, SyntaxError::kBadAddress);
+  EXPECT_FALSE(parseMailbox("alice"));
 }
 
 TEST(LmtpCommand, SourceRoutesAreDropped) {

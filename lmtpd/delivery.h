@@ -64,6 +64,12 @@ class Deliverer {
 
   // The INBOX of a user store name; no I/O, so RCPT can refuse a user who cannot own mail.
   base::Result<mailbox::MailboxName> inboxFor(std::string_view user) const;
+  // The domain of a recipient written without one (defaultdomain, lower case); "" when there
+  // is none, or without virtual domains, where "@" is just a character of a user name.
+  std::string_view defaultDomain() const {
+    return ns_.options().virtual_domains ? std::string_view(ns_.options().default_domain)
+                                         : std::string_view();
+  }
 
   // One outcome per target, in order. `message` is canonical (CRLF; BINARYMIME bytes as sent)
   // with the trace fields already on top. `internal_date` is the delivery time.

@@ -11,6 +11,7 @@ LmtpOptions lmtpOptionsFromConfig(const config::Config& config) {
   o.max_recipients = static_cast<size_t>(config.getInt("lmtp_max_recipients"));
   o.max_data_line = static_cast<size_t>(config.getSize("lmtp_max_line_length"));
   o.delivery_threads = static_cast<unsigned>(config.getInt("lmtp_delivery_threads"));
+  o.strict_rcpt = config.getBool("lmtp_strict_rcpt");
   return o;
 }
 

@@ -36,7 +36,7 @@ namespace darius::lmtpd {
 
 // servername (the host name if unset), max_literal_size as the message size limit,
 // idle_timeout as the per-read timeout, lmtp_max_recipients, lmtp_max_line_length,
-// lmtp_delivery_threads. VRFY stays off: no option enables it yet.
+// lmtp_delivery_threads, lmtp_strict_rcpt. VRFY stays off: no option enables it yet.
 LmtpOptions lmtpOptionsFromConfig(const config::Config& config);
 
 class LmtpService : public net::Service {

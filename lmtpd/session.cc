@@ -40,13 +40,17 @@ char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' +
 
 // The user a recipient is for: the local part up to a "+detail" (the subaddress, which the
 // store will use to pick a folder), tried first as "user@domain" — sites with per-domain
-// users — and then alone. kNotFound if neither exists; other errors are the store's.
-base::Result<std::string> resolveRecipient(auth::UserStore& users, const Mailbox& m) {
+// users — and then alone. A recipient without a domain (a bare local part, <Postmaster>) is
+// one of `default_domain` (defaultdomain), as if the client had written it. kNotFound if
+// neither exists; other errors are the store's.
+base::Result<std::string> resolveRecipient(auth::UserStore& users, const Mailbox& m,
+                                           std::string_view default_domain) {
   std::string base = m.local.substr(0, m.local.find('+'));
   if (base.empty()) return base::Status::notFound("empty local part");
-  if (!m.domain.empty() && m.domain.front() != '[') {
+  std::string_view domain = m.domain.empty() ? default_domain : std::string_view(m.domain);
+  if (!domain.empty() && domain.front() != '[') {
     std::string qualified = base + "@";
-    for (char c : m.domain) qualified.push_back(lower(c));  // domains are case-insensitive
+    for (char c : domain) qualified.push_back(lower(c));  // domains are case-insensitive
     auto r = users.lookup(qualified);
     if (r.ok()) return qualified;
     if (!r.status().isNotFound()) return r.status();
@@ -224,6 +228,12 @@ asio::awaitable<Session::Next> Session::cmdMail(const Command& cmd) {
 }
 
 asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
+  // RFC 5321 §4.1.2 wants a domain in every path but <Postmaster>; Cyrus and Dovecot take a
+  // bare local part as a user of the default domain, and delivery agents written for them
+  // send it, so it is accepted unless lmtp_strict_rcpt asks for the RFC's refusal.
+  if (cmd.bare_local && env_.options->strict_rcpt) {
+    co_return error("501 5.1.3 Bad address syntax");
+  }
   // RFC 5321 §4.5.3.1.10: 452 for too many recipients; the client sends the rest later.
   if (recipients_.size() >= env_.options->max_recipients) {
     reply("452 4.5.3 Too many recipients");
@@ -233,7 +243,9 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
     reply("553 5.6.7 Non-ASCII address requires SMTPUTF8");
     co_return Next::kContinue;
   }
-  auto user = resolveRecipient(*env_.users, *cmd.mailbox);
+  auto user = resolveRecipient(*env_.users, *cmd.mailbox,
+                               env_.deliverer != nullptr ? env_.deliverer->defaultDomain()
+                                                         : std::string_view());
   if (user.ok() && env_.deliverer != nullptr && !env_.deliverer->inboxFor(*user).ok()) {
     // In the user store, but not a name that can own mailboxes: nothing could be delivered.
     user = base::Status::notFound("user name cannot own a mailbox");

@@ -46,6 +46,9 @@ struct LmtpOptions {
   size_t max_data_line = 64 * 1024;         // lmtp_max_line_length: longest DATA line
   unsigned delivery_threads = 16;           // lmtp_delivery_threads
   bool vrfy_enabled = false;                // VRFY answers 252 when on, 502 when off
+  // lmtp_strict_rcpt: RCPT TO:<local-part> without a domain is refused with 501 5.1.3, as
+  // RFC 5321 has it, instead of naming a user of the default domain.
+  bool strict_rcpt = false;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};  // per read (idle_timeout)
 };
 

@@ -70,6 +70,49 @@ TEST_F(LmtpTest, RecipientResolution) {
   EXPECT_EQ(c->command("RCPT TO:<alice@[192.0.2.1]>").substr(0, 3), "250");
 }
 
+// A bare local part is a user of the default domain, as Cyrus and Dovecot take it.
+TEST_F(LmtpTest, BareLocalPartIsAUserOfTheDefaultDomain) {
+  start();
+  auto c = greeted();
+  EXPECT_EQ(c->command("MAIL FROM:<>"), "250 2.1.0 Sender <> OK");
+  EXPECT_EQ(c->command("RCPT TO:<alice>"), "250 2.1.5 <alice> Recipient OK");
+  EXPECT_EQ(c->command("RCPT TO:<bob+lists>"), "250 2.1.5 <bob+lists> Recipient OK");
+  EXPECT_EQ(c->command("RCPT TO:<ghost>"), "550 5.1.1 <ghost> User unknown");
+  EXPECT_EQ(c->command("DATA"), kGoAhead);
+  c->send("Subject: bare\r\n\r\nx\r\n.\r\n");
+  EXPECT_EQ(c->line(), "250 2.0.0 <alice> Delivered");
+  EXPECT_EQ(c->line(), "250 2.0.0 <bob+lists> Delivered");
+  EXPECT_EQ(messages("user/alice").size(), 1u);
+  EXPECT_EQ(messages("user/bob").size(), 1u);  // "bob", not bob@example.org
+}
+
+// With defaultdomain, "carol" is carol@<defaultdomain>, as RCPT TO:<carol@example.net> is.
+TEST_F(LmtpTest, BareLocalPartTakesTheDefaultDomain) {
+  namespace_.default_domain = "Example.NET";
+  ASSERT_TRUE(users_->add("carol@example.net", "pw-carol").isOk());
+  start();
+  auto c = greeted();
+  EXPECT_EQ(c->command("MAIL FROM:<>").substr(0, 3), "250");
+  EXPECT_EQ(c->command("RCPT TO:<carol>"), "250 2.1.5 <carol> Recipient OK");
+  EXPECT_EQ(c->command("RCPT TO:<alice>"), "250 2.1.5 <alice> Recipient OK");  // then alone
+  EXPECT_EQ(c->command("DATA"), kGoAhead);
+  c->send("Subject: default domain\r\n\r\nx\r\n.\r\n");
+  EXPECT_EQ(c->line(), "250 2.0.0 <carol> Delivered");
+  EXPECT_EQ(c->line(), "250 2.0.0 <alice> Delivered");
+  EXPECT_EQ(messages("user/carol").size(), 1u);  // the default domain is stored without one
+}
+
+// lmtp_strict_rcpt: RFC 5321's refusal, as before; <Postmaster> is still a valid path.
+TEST_F(LmtpTest, StrictRcptRefusesABareLocalPart) {
+  options_.strict_rcpt = true;
+  start();
+  auto c = greeted();
+  EXPECT_EQ(c->command("MAIL FROM:<>").substr(0, 3), "250");
+  EXPECT_EQ(c->command("RCPT TO:<alice>"), "501 5.1.3 Bad address syntax");
+  EXPECT_EQ(c->command("RCPT TO:<Postmaster>"), "550 5.1.1 <Postmaster> User unknown");
+  EXPECT_EQ(c->command("RCPT TO:<alice@example.org>").substr(0, 3), "250");
+}
+
 TEST_F(LmtpTest, BrokenUserStoreIsATemporaryFailure) {
   start();
   auto c = greeted();
@@ -131,7 +174,7 @@ TEST_F(LmtpTest, SyntaxErrors) {
             "501 5.5.4 BODY must be 7BIT, 8BITMIME or BINARYMIME");
   EXPECT_EQ(c->command("MAIL FROM:<a@b.c> SMTPUTF8=yes"), "501 5.5.4 Bad SMTPUTF8 parameter");
   EXPECT_EQ(c->command("MAIL FROM:<a@b.c>").substr(0, 3), "250");
-  EXPECT_EQ(c->command("RCPT TO:<no-at-sign>"), "501 5.1.3 Bad address syntax");
+  EXPECT_EQ(c->command("RCPT TO:<no..local-part>"), "501 5.1.3 Bad address syntax");
   EXPECT_EQ(c->command("RCPT TO:<alice@x.y> NOTIFY=NEVER"), "555 5.5.4 Parameter not supported");
   EXPECT_EQ(c->command("DATA now"), "503 5.5.1 No valid recipients");
   EXPECT_EQ(c->command("RSET all"), "501 5.5.4 No parameters allowed");

@@ -217,6 +217,12 @@ constexpr OptionDef kOptions[] = {
      .description = "Longest line of a message sent with DATA; a longer one fails the message "
                     "with 554 5.6.0 (RFC 5322 allows 998 octets).",
      .section = "delivery", .min = 1000},
+    {.name = "lmtp_strict_rcpt", .type = T::kBool, .default_value = "no",
+     .description = "Refuse an LMTP recipient without a domain (`RCPT TO:<bob>`) with "
+                    "`501 5.1.3`, as RFC 5321 has it. By default it names a user of the "
+                    "default domain (`defaultdomain`; none when that is unset), as Cyrus and "
+                    "Dovecot take it, since delivery agents written for them send it.",
+     .section = "delivery"},
     {.name = "lmtp_delivery_threads", .type = T::kInt, .default_value = "16",
      .description = "Threads that write and fsync delivered messages, so the network threads "
                     "never wait for the disk; concurrent deliveries share fsyncs.",

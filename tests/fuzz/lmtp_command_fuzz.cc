@@ -2,9 +2,11 @@
 // parseCommand() and parseMailbox(). Invariants: no crash; an accepted MAIL/RCPT has a path
 // within the RFC 5321 §4.5.3.1 limits made of printable ASCII, or of well-formed UTF-8 and
 // then flagged `utf8` (RFC 6531; it is echoed in replies), RCPT always has a mailbox, and the
-// mailbox parsed from the path is the one the command carries; BDAT has a size.
+// mailbox parsed from the path is the one the command carries; a mailbox without a domain is
+// <Postmaster> or a bare local part (RCPT only, 1 to 64 octets, no "@"); BDAT has a size.
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "lib/base/utf8.h"
@@ -45,6 +47,15 @@ void check(std::string_view line) {
       if (!again || again->local != c.mailbox->local || again->domain != c.mailbox->domain) {
         std::abort();
       }
+    }
+    if (c.bare_local) {
+      const std::string& local = c.mailbox->local;
+      if (c.verb != Verb::kRcpt || !c.mailbox->domain.empty()) std::abort();
+      if (local.empty() || local.size() > 64 || local.find('@') != std::string::npos) {
+        std::abort();
+      }
+    } else if (c.mailbox && c.mailbox->domain.empty() && c.mailbox->local != "postmaster") {
+      std::abort();
     }
   }
   if (c.error == SyntaxError::kNone && c.verb == Verb::kBdat && c.text.size() != 0) std::abort();

@@ -219,7 +219,8 @@ class LmtpBadInputTest(unittest.TestCase):
         self.assertEqual(c.command("MAIL FROM:<a b@x.y>"), "501 5.1.7 Bad address syntax")
         self.assertEqual(c.command("MAIL FROM:s@x.y"), "501 5.5.4 Path must be in angle brackets")
         self.assertEqual(c.command("MAIL FROM:<s@x.y>")[:3], "250")
-        for bad, reply in [("<alice>", "501 5.1.3 Bad address syntax"),
+        for bad, reply in [("<alice smith>", "501 5.1.3 Bad address syntax"),
+                           ("<al..ice>", "501 5.1.3 Bad address syntax"),
                            ("<alice@>", "501 5.1.3 Bad address syntax"),
                            ("<alice@x..y>", "501 5.1.3 Bad address syntax"),
                            ("<>", "501 5.1.3 Empty recipient address"),

@@ -2,7 +2,8 @@
 Python's smtplib.LMTP deliver to several users with one reply per recipient; what each user
 then retrieves over POP3 is exactly what was sent, under the Return-Path and Received fields
 the server added. Also +detail folders and duplicate suppression, seen through the store with
-`darius mailbox list`."""
+`darius mailbox list`, and recipients written without a domain (issue 16), which are users of
+the default domain unless lmtp_strict_rcpt."""
 import os
 import poplib
 import re
@@ -181,12 +182,48 @@ class LmtpDeliveryTest(unittest.TestCase):
         self.assertEqual(after["user/bob/lists"], before.get("user/bob/lists", 0) + 1)
         self.assertEqual(len(pop3_messages(self.inst, "bob")), 1)  # +nosuch: INBOX
 
+    def test_bare_local_part_is_a_user_of_the_default_domain(self):
+        # Not RFC 5321, but Cyrus and Dovecot accept RCPT TO:<user> and delivery agents
+        # written for them send it; before issue 16 this was 501 5.1.3.
+        msg = b"Subject: bare\r\n\r\nno domain\r\n"
+        results = lmtp_send(self.inst, "s@example.com", ["bob", "carol+x", "ghost"], msg)
+        self.assertEqual(results["bob"], (250, b"2.0.0 <bob> Delivered"))
+        self.assertEqual(results["carol+x"], (250, b"2.0.0 <carol+x> Delivered"))
+        self.assertEqual(results["ghost"], (550, b"5.1.1 <ghost> User unknown"))
+        for user in ("bob", "carol"):
+            msgs = pop3_messages(self.inst, user)
+            self.assertEqual(len(msgs), 1, user)
+            trace, body = split_trace(msgs[0])
+            self.assertEqual(body, msg)
+
     def test_duplicates_are_accepted_but_stored_once(self):
         msg = b"Message-ID: <dup-1@example.com>\r\nSubject: dup\r\n\r\nx\r\n"
         for _ in range(3):
             results = lmtp_send(self.inst, "s@example.com", ["alice@localhost"], msg)
             self.assertEqual(results["alice@localhost"][0], 250)
         self.assertEqual(len(pop3_messages(self.inst, "alice")), 1)
+
+
+class StrictRcptTest(unittest.TestCase):
+    """lmtp_strict_rcpt: yes keeps RFC 5321's refusal of a recipient without a domain."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.inst = make_instance(lmtp_strict_rcpt="yes")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.inst.close()
+
+    def test_bare_local_part_is_refused(self):
+        s = smtplib.LMTP("127.0.0.1", self.inst.port("lmtp"), timeout=15)
+        try:
+            s.ehlo("client.example.com")
+            self.assertEqual(s.mail("s@example.com")[0], 250)
+            self.assertEqual(s.rcpt("bob"), (501, b"5.1.3 Bad address syntax"))
+            self.assertEqual(s.rcpt("bob@localhost")[0], 250)
+        finally:
+            s.quit()
 
 
 if __name__ == "__main__":
