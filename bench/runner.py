@@ -129,6 +129,7 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
         inst.stop()
         log(f"  {name}: every row fails: {e}")
         return {n: {"ok": False, "error": f"{name}: {e}", "metrics": {}} for n in names}
+    log(f"  {name}: pid {inst.pid}, IMAP {inst.imap}, POP3 {inst.pop3}, LMTP {inst.lmtp}")
     try:
         common = ["--imap-port", inst.imap, "--lmtp-port", inst.lmtp, "--pop3-port", inst.pop3,
                   "--corpus", corpus, "--server-pid", inst.pid, "--users", p["users"],
@@ -337,7 +338,7 @@ def main():
     if only is not None and (not only or not only <= set(ROW_KEYS)):
         ap.error(f"--only takes some of: {','.join(ROW_KEYS)}")
     for s in names:
-        if s not in servers.PORT_BASES:
+        if s not in servers.SERVERS:
             ap.error(f"unknown server {s}")
 
     def on_signal(sig, _frame):

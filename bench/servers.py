@@ -4,8 +4,18 @@ A ServerInstance sets up one fresh private instance of Darius, Dovecot or Cyrus 
 directory (through bench/anchors/<name>.sh setup), starts it in the foreground as a child
 in its own process group (the script execs the server, so the child's pid is the server's
 master pid, which the load client uses to find the whole process tree in /proc), waits
-until its IMAP, POP3 and LMTP ports accept connections, and stops it: SIGTERM to the
-group, then SIGKILL after a grace period, then a check that the ports are free again.
+until its IMAP, POP3 and LMTP ports accept connections and are served by that process group,
+and stops it: SIGTERM to the group, then SIGKILL after a grace period, until the group is
+gone.
+
+Ports: nothing is fixed, so the bench cannot collide with whatever else runs on the machine.
+Darius is set up with `darius init --ephemeral-ports` (every port 0) and its real ports are
+read from DIR/run/listeners, which dariusd writes once it has bound them. Dovecot and Cyrus
+cannot report a port 0, so setup finds free ports (bind port 0 on 127.0.0.1, read the port,
+close) and writes them into their configuration. Another program may take such a port
+between setup and start; start() then finds the port served by a process outside the
+instance's process group (or the anchor's bind fails and it exits) and raises ServerError,
+so that server's rows fail instead of measuring someone else.
 
 Ownership: the runner owns every instance and must call stop() (it does, in a finally
 block and from its signal handlers, through stop_all()). Not thread-safe: the runner is
@@ -20,7 +30,7 @@ import subprocess
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PORT_BASES = {"darius": 21000, "dovecot": 22000, "cyrus": 23000}
+SERVERS = ("darius", "dovecot", "cyrus")
 _live = []
 
 
@@ -32,41 +42,181 @@ def port_open(port, host="127.0.0.1"):
         return False
 
 
+def free_ports(n, host="127.0.0.1"):
+    """n distinct ports that were free on host a moment ago: bound to port 0 all at once (so
+    the kernel gives n different ones), read, closed. Someone may take one before the server
+    binds it; ServerInstance.start() detects that."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind((host, 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def listening_sockets(port):
+    """{socket inode: local address (hex, as in /proc/net/tcp*)} of the TCP sockets in LISTEN
+    state on `port`, IPv4 and IPv6, any address."""
+    out = {}
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path) as f:
+                next(f, None)
+                for line in f:
+                    parts = line.split()
+                    if len(parts) < 10 or parts[3] != "0A":  # 0A: TCP_LISTEN
+                        continue
+                    addr, p = parts[1].rsplit(":", 1)
+                    if int(p, 16) == port:
+                        out[int(parts[9])] = addr
+        except OSError:
+            continue
+    return out
+
+
+def _proc_stat(pid):
+    """(comm, ppid, pgrp) of pid, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+    except OSError:
+        return None
+    comm = s[s.index("(") + 1:s.rindex(")")]
+    rest = s[s.rindex(")") + 2:].split()
+    return comm, int(rest[1]), int(rest[2])
+
+
+def socket_owners(inodes):
+    """{inode: [(pid, comm, ppid, pgrp)]} of the processes (visible to this user) that hold
+    a descriptor of one of these sockets."""
+    want = {f"socket:[{i}]": i for i in inodes}
+    owners = {i: [] for i in inodes}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{entry}/fd")
+        except OSError:
+            continue
+        found = set()
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{entry}/fd/{fd}")
+            except OSError:
+                continue
+            if link in want:
+                found.add(want[link])
+        if found:
+            st = _proc_stat(int(entry))
+            if st is None:
+                continue
+            for i in found:
+                owners[i].append((int(entry), st[0], st[1], st[2]))
+    return owners
+
+
+def _in_tree(pid, ppid, pgrp, root):
+    """Whether a process belongs to the instance whose master is `root`: in its process
+    group (start_new_session made root the leader) or descended from it."""
+    if pid == root or pgrp == root:
+        return True
+    seen = 0
+    while ppid > 1 and seen < 64:
+        if ppid == root:
+            return True
+        st = _proc_stat(ppid)
+        if st is None:
+            return False
+        ppid = st[1]
+        seen += 1
+    return False
+
+
+def foreign_listeners(port, root):
+    """Why `port` is not served by the instance whose master pid is `root` alone, or None
+    when it is: every socket listening on the port is held by that instance's processes."""
+    socks = listening_sockets(port)
+    if not socks:
+        return f"nothing listens on port {port}"
+    owners = socket_owners(socks)
+    ours, others = 0, []
+    for inode, procs in owners.items():
+        if any(_in_tree(pid, ppid, pgrp, root) for pid, _, ppid, pgrp in procs):
+            ours += 1
+        elif procs:
+            others += [f"pid {pid} ({comm})" for pid, comm, _, _ in procs]
+        else:
+            others.append("a process this user cannot see")
+    if others:
+        who = ", ".join(sorted(set(others)))
+        return f"port {port} is also served by {who}" if ours else f"port {port} is served by {who}, not by this instance"
+    return None
+
+
 class ServerError(Exception):
     """The server could not be set up or started: every row of it fails with this."""
 
 
 class ServerInstance:
     def __init__(self, name, workdir, users, darius_build):
+        if name not in SERVERS:
+            raise ValueError(f"unknown server {name}")
         self.name = name
         self.dir = os.path.join(workdir, name)
         self.users = users
         self.build = darius_build
-        base = PORT_BASES[name]
-        self.imap, self.pop3, self.lmtp = base + 143, base + 110, base + 24
+        # Darius: known once dariusd has bound them (run/listeners); anchors: found at setup.
+        self.imap = self.pop3 = self.lmtp = None
         self.proc = None
         self.log_path = os.path.join(workdir, f"{name}.log")
 
     def _script(self):
         return os.path.join(HERE, "anchors", f"{self.name}.sh")
 
+    def ports(self):
+        return [p for p in (self.imap, self.pop3, self.lmtp) if p]
+
     def setup(self):
-        for p in (self.imap, self.pop3, self.lmtp):
-            if port_open(p):
-                raise ServerError(f"port {p} already in use (a stale instance?)")
         if os.path.exists(self.dir):
             shutil.rmtree(self.dir)
-        args = ["bash", self._script(), "setup", self.dir, str(PORT_BASES[self.name]), str(self.users)]
+        args = ["bash", self._script(), "setup", self.dir, str(self.users)]
         if self.name == "darius":
             args.append(self.build)
+        else:
+            self.imap, self.pop3, self.lmtp = free_ports(3)
+            args += [str(self.imap), str(self.pop3), str(self.lmtp)]
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             raise ServerError(f"setup failed: {(r.stderr or r.stdout).strip()[-300:]}")
+
+    def _listeners_file(self):
+        return os.path.join(self.dir, "run", "listeners")
+
+    def _read_listeners(self):
+        """dariusd's bound addresses: one `service address:port` per line."""
+        ports = {}
+        with open(self._listeners_file()) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2:
+                    ports.setdefault(parts[0], int(parts[1].rsplit(":", 1)[1]))
+        missing = [s for s in ("imap", "pop3", "lmtp") if not ports.get(s)]
+        if missing:
+            raise ServerError(f"run/listeners names no {', '.join(missing)} port: {ports}")
+        self.imap, self.pop3, self.lmtp = ports["imap"], ports["pop3"], ports["lmtp"]
 
     def start(self, timeout=30):
         args = ["bash", self._script(), "run", self.dir]
         if self.name == "darius":
             args.append(self.build)
+            try:
+                os.unlink(self._listeners_file())
+            except FileNotFoundError:
+                pass
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True)
@@ -76,10 +226,23 @@ class ServerInstance:
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise ServerError(f"exited with status {self.proc.returncode} at start: {self.log_tail()}")
-            if all(port_open(p) for p in (self.imap, self.pop3, self.lmtp)):
+            if self.name == "darius" and self.imap is None:
+                if os.path.exists(self._listeners_file()):
+                    self._read_listeners()
+                else:
+                    time.sleep(0.1)
+                    continue
+            if all(port_open(p) for p in self.ports()):
+                # A port that accepts is not enough: another program may own it (taken between
+                # setup and start, the anchor's bind failed and it carried on without it).
+                for p in self.ports():
+                    why = foreign_listeners(p, self.proc.pid)
+                    if why:
+                        raise ServerError(why)
                 return
             time.sleep(0.2)
-        raise ServerError(f"ports not open after {timeout} s: {self.log_tail()}")
+        what = "run/listeners not written" if self.name == "darius" and self.imap is None else "ports not open"
+        raise ServerError(f"{what} after {timeout} s: {self.log_tail()}")
 
     @property
     def pid(self):
@@ -125,9 +288,7 @@ class ServerInstance:
         self.proc = None
         if self in _live:
             _live.remove(self)
-        deadline = time.time() + 10
-        while time.time() < deadline and any(port_open(p) for p in (self.imap, self.pop3, self.lmtp)):
-            time.sleep(0.2)
+        # No wait for the ports: the next instance gets ports of its own.
 
     def remove(self):
         shutil.rmtree(self.dir, ignore_errors=True)

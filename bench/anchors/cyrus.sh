@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # bench/anchors/cyrus.sh: a private Cyrus IMAP for the benchmark (owned by bench/run.sh).
 #
-#   cyrus.sh setup DIR PORT_BASE USERS   # imapd.conf, cyrus.conf, directories, sasldb users
+#   cyrus.sh setup DIR USERS IMAP_PORT POP3_PORT LMTP_PORT   # imapd.conf, cyrus.conf, sasldb
 #   cyrus.sh run DIR                     # exec `master -D` in the foreground
 #
 # Everything lives under DIR (owned by user cyrus, as Cyrus refuses to run as root): config
 # directory with the mkimap layout, the spool partition, sasldb, pid file. Listens on
-# 127.0.0.1 only: IMAP PORT_BASE+143, POP3 PORT_BASE+110, LMTP PORT_BASE+24. Users
+# 127.0.0.1 only, on the ports given (bench/servers.py finds free ones). Users
 # bench1..benchUSERS with password "bench" are in a private sasldb (auxprop, checked for
 # real; no alwaystrue). LMTP over TCP needs `lmtpd -a` (else "430 Authentication
 # required"), and master gets `-l 1024` (listen backlog, default 32). INBOXes are created on first delivery or login (autocreate_*).
@@ -29,8 +29,10 @@ find_bin() {  # the system binary if installed, else the private unpack
 
 case $cmd in
 setup)
-  base=${3:?PORT_BASE}
-  users=${4:?USERS}
+  users=${3:?USERS}
+  imap_port=${4:?IMAP_PORT}
+  pop3_port=${5:?POP3_PORT}
+  lmtp_port=${6:?LMTP_PORT}
   master=$(find_bin master) && imapd=$(find_bin imapd) && pop3d=$(find_bin pop3d) &&
     lmtpd=$(find_bin lmtpd) || exit 3
   command -v saslpasswd2 >/dev/null || { echo "saslpasswd2 missing (sasl2-bin)" >&2; exit 3; }
@@ -68,9 +70,9 @@ START {
   recover cmd="$(find_bin ctl_cyrusdb) -C $dir/imapd.conf -r"
 }
 SERVICES {
-  imap cmd="$imapd -C $dir/imapd.conf -U 30" listen="127.0.0.1:$((base + 143))" prefork=0
-  pop3 cmd="$pop3d -C $dir/imapd.conf -U 30" listen="127.0.0.1:$((base + 110))" prefork=0
-  lmtp cmd="$lmtpd -C $dir/imapd.conf -a" listen="127.0.0.1:$((base + 24))" prefork=0
+  imap cmd="$imapd -C $dir/imapd.conf -U 30" listen="127.0.0.1:$imap_port" prefork=0
+  pop3 cmd="$pop3d -C $dir/imapd.conf -U 30" listen="127.0.0.1:$pop3_port" prefork=0
+  lmtp cmd="$lmtpd -C $dir/imapd.conf -a" listen="127.0.0.1:$lmtp_port" prefork=0
 }
 EVENTS {
 }
@@ -88,7 +90,7 @@ run)
   exec "$master" -D -l 1024 -C "$dir/imapd.conf" -M "$dir/cyrus.conf" -p "$dir/run/master.pid"
   ;;
 *)
-  echo "usage: cyrus.sh setup DIR PORT_BASE USERS | run DIR" >&2
+  echo "usage: cyrus.sh setup DIR USERS IMAP_PORT POP3_PORT LMTP_PORT | run DIR" >&2
   exit 2
   ;;
 esac

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # bench/anchors/darius.sh: a private dariusd for the benchmark (owned by bench/run.sh).
 #
-#   darius.sh setup DIR PORT_BASE USERS BUILD_DIR   # darius init + users bench1..benchUSERS
-#   darius.sh run DIR BUILD_DIR                     # exec dariusd in the foreground
+#   darius.sh setup DIR USERS BUILD_DIR   # darius init + users bench1..benchUSERS
+#   darius.sh run DIR BUILD_DIR           # exec dariusd in the foreground
 #
-# `darius init DIR --port-base N` gives a loopback-only instance (IMAP N+143, POP3 N+110,
-# LMTP N+24, plaintext auth allowed on loopback). The connection caps are raised as they are
+# `darius init DIR --ephemeral-ports` gives a loopback-only instance whose every port is 0:
+# the kernel picks free ones when dariusd binds them, and dariusd writes the real addresses
+# to DIR/run/listeners (bench/servers.py reads them), so the bench never collides with
+# another program's port. Plaintext auth is allowed on loopback. The connection caps are raised as they are
 # for Dovecot (max_connections 10000 and max_connections_per_host 200 by default would refuse
 # the 10,000 idle sessions, all from 127.0.0.1); everything else is the default, fsync
 # included. Users are added with `darius user add` (one process each; 50 users take about
@@ -17,13 +19,12 @@ dir=$(realpath -m "$dir")
 
 case $cmd in
 setup)
-  base=${3:?PORT_BASE}
-  users=${4:?USERS}
-  build=${5:?BUILD_DIR}
+  users=${3:?USERS}
+  build=${4:?BUILD_DIR}
   darius=$build/tools/darius
   [[ -x $darius && -x $build/server/dariusd ]] || { echo "darius not built in $build" >&2; exit 3; }
   rm -rf "$dir"
-  "$darius" init "$dir" --port-base "$base" --user bench1:bench >/dev/null
+  "$darius" init "$dir" --ephemeral-ports --user bench1:bench >/dev/null
   printf '\n# bench/anchors/darius.sh: idle-session workload\nmax_connections: 20000\nmax_connections_per_host: 20000\n' \
     >>"$dir/darius.conf"
   printf 'log_file: darius.log\n' >>"$dir/darius.conf"
@@ -41,7 +42,7 @@ run)
   exec "$build/server/dariusd" -C "$dir/darius.conf"
   ;;
 *)
-  echo "usage: darius.sh setup DIR PORT_BASE USERS BUILD_DIR | run DIR BUILD_DIR" >&2
+  echo "usage: darius.sh setup DIR USERS BUILD_DIR | run DIR BUILD_DIR" >&2
   exit 2
   ;;
 esac

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/anchors/dovecot.sh: a private Dovecot for the benchmark (owned by bench/run.sh).
 #
-#   dovecot.sh setup DIR PORT_BASE USERS   # config, passwd-file users bench1..benchUSERS
-#   dovecot.sh run DIR                     # exec the master in the foreground (-F)
+#   dovecot.sh setup DIR USERS IMAP_PORT POP3_PORT LMTP_PORT   # config, passwd-file users
+#   dovecot.sh run DIR                    # exec the master in the foreground (-F)
 #
 # Everything lives under DIR: config, base_dir (sockets, pid), state, log, Maildirs.
-# Listens on 127.0.0.1 only: IMAP PORT_BASE+143, POP3 PORT_BASE+110, LMTP PORT_BASE+24.
+# Listens on 127.0.0.1 only, on the ports given (bench/servers.py finds free ones; Dovecot
+# cannot report a port 0 back).
 # Stock settings except: plaintext auth allowed (loopback benchmark); passwd-file users with
 # password "bench" stored as a yescrypt hash like Darius's, and an auth cache like Darius's
 # default one (auth_cache_ttl 10m; Dovecot's own default is no cache); mail as uid "mail"
@@ -21,8 +22,10 @@ ANCHORS_DIR=${DARIUS_BENCH_ANCHORS:-/opt/darius-bench}
 
 case $cmd in
 setup)
-  base=${3:?PORT_BASE}
-  users=${4:?USERS}
+  users=${3:?USERS}
+  imap_port=${4:?IMAP_PORT}
+  pop3_port=${5:?POP3_PORT}
+  lmtp_port=${6:?LMTP_PORT}
   command -v dovecot >/dev/null || { echo "dovecot not installed (bash bench/anchors/install.sh)" >&2; exit 3; }
   mkdir -p "$dir"/{run,state,home}
   # Private imap/pop3 binaries only when cyrus-imapd owns the system's imap-server slot.
@@ -84,7 +87,7 @@ protocol imap {
 service imap-login {
   inet_listener imap {
     address = 127.0.0.1
-    port = $((base + 143))
+    port = $imap_port
   }
   inet_listener imaps {
     port = 0
@@ -93,7 +96,7 @@ service imap-login {
 service pop3-login {
   inet_listener pop3 {
     address = 127.0.0.1
-    port = $((base + 110))
+    port = $pop3_port
   }
   inet_listener pop3s {
     port = 0
@@ -102,7 +105,7 @@ service pop3-login {
 service lmtp {
   inet_listener lmtp {
     address = 127.0.0.1
-    port = $((base + 24))
+    port = $lmtp_port
   }
 }
 service imap {
@@ -122,7 +125,7 @@ run)
   exec dovecot -F -c "$dir/dovecot.conf"
   ;;
 *)
-  echo "usage: dovecot.sh setup DIR PORT_BASE USERS | run DIR" >&2
+  echo "usage: dovecot.sh setup DIR USERS IMAP_PORT POP3_PORT LMTP_PORT | run DIR" >&2
   exit 2
   ;;
 esac
