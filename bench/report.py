@@ -152,5 +152,52 @@ def build_table(runs, servers, darius_only_rows, physical):
     return "\n".join(out)
 
 
+def check_failures(runs, servers, expected, rounds, darius_rows=None, want_darius_only=False, physical=None):
+    """What makes `--check` fail, one line each; empty when every row of every server that
+    was asked for produced a number. runs: {server: {workload: [result per round]}};
+    expected: the workload keys each server was to run; darius_rows: {label: [value or error
+    per round]} of the Darius-only benches, required when want_darius_only.
+
+    A failure is: a `fail:` entry (the server could not be set up or started, or a workload
+    failed, in any round: a round that failed is not hidden by a round that did not); a
+    workload with fewer results than rounds (it never ran); a result that says ok but lacks
+    a row's number, or whose throughput or count is zero (it ran and measured nothing); a
+    wrong result (✗) from Darius (an anchor's, such as Cyrus's SEARCH TEXT, is a known
+    fault of the anchor and stays a note); a Darius-only bench that failed or printed no
+    rows; a physical-limits probe that failed."""
+    out = []
+    for s in servers:
+        for wl in expected:
+            results = runs.get(s, {}).get(wl, [])
+            if len(results) < rounds:
+                out.append(f"{s} {wl}: {len(results)} result(s) for {rounds} round(s)")
+            for i, r in enumerate(results, 1):
+                where = f"{s} {wl} round {i}"
+                if not r.get("ok") and not r.get("wrong_result"):
+                    out.append(f"{where}: fail: {' '.join(str(r.get('error', 'failed')).split())[:200]}")
+                    continue
+                if not r.get("ok") and s == "darius":
+                    out.append(f"{where}: wrong result: {' '.join(str(r.get('error', '')).split())[:200]}")
+                m = r.get("metrics", {})
+                for label, rwl, metric, unit, higher, *_ in ROWS:
+                    if rwl != wl:
+                        continue
+                    v = m.get(metric)
+                    if v is None:
+                        out.append(f"{where}: no number for '{label.strip()}' ({metric})")
+                    elif higher and v <= 0:
+                        out.append(f"{where}: '{label.strip()}' is {v}: it measured nothing")
+    if want_darius_only:
+        if not darius_rows:
+            out.append("darius-only benches: no results")
+        for label, vals in (darius_rows or {}).items():
+            bad = [v for v in vals if not isinstance(v, (int, float))]
+            if bad:
+                out.append(f"darius-only {label}: fail: {str(bad[0])[:200]}")
+    if physical is not None and not physical:
+        out.append("physical limits: the probe measured nothing")
+    return out
+
+
 def median_or_none(vals):
     return statistics.median(vals) if vals else None

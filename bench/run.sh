@@ -4,7 +4,7 @@
 #
 #   bash bench/run.sh                                  # full mode, all three servers
 #   bash bench/run.sh --quick                          # about a minute or two per server
-#   bash bench/run.sh --quick --servers darius --check # CI: non-zero only if the harness is broken
+#   bash bench/run.sh --quick --servers darius --check # CI: non-zero if the harness breaks or a row fails
 #   bash bench/run.sh --install-anchors ...            # install Dovecot and Cyrus first (root)
 #
 # Everything else is in bench/runner.py; this wrapper only finds it and raises the fd limit

@@ -15,8 +15,11 @@ darius_db_bench and darius_mailbox_bench. Raw JSON per run goes to the results d
 one table of medians (min..max) and ratios Darius/anchor is printed and saved.
 
 A server or workload that fails is a row entry, never an abort. The exit status is
-non-zero only when the harness itself is broken (self-test, corpus check, the load client
-crashing or printing no JSON, an exception here) — which is what `--check` is for.
+non-zero when the harness itself is broken (self-test, corpus check, the load client
+crashing or printing no JSON, an exception here) and, with `--check`, also when any row of
+a server that was asked for failed or measured nothing (report.check_failures): CI runs
+`--check`, so a Darius row that fails fails CI. `--report DIR --check` applies the same
+check to an earlier run's raw JSON.
 Single-threaded; owns every server it starts and stops them all on exit or signal.
 """
 import argparse
@@ -289,8 +292,9 @@ def render(runs, names, darius_rows, physical):
     return report.build_table(runs, names, drows, physical)
 
 
-def rerender(outdir):
-    """--report DIR: the table again from a results directory's raw JSON."""
+def rerender(outdir, check=False):
+    """--report DIR: the table again from a results directory's raw JSON; with check, the
+    exit status of --check for that run (non-zero when a row failed)."""
     with open(os.path.join(outdir, "meta.json")) as f:
         meta = json.load(f)
     names = meta["servers"]
@@ -309,7 +313,15 @@ def rerender(outdir):
                 for k, v in json.load(f).items():
                     darius_rows.setdefault(k, []).append(v)
     print(render(runs, names, darius_rows, meta["physical"]))
-    return 0
+    if not check:
+        return 0
+    only = meta.get("only")
+    if only is None and "--only" in meta.get("command", "").split():  # runs before meta had "only"
+        words = meta["command"].split()
+        only = words[words.index("--only") + 1].split(",")
+    failures = report.check_failures(runs, names, only or ROW_KEYS, meta["params"]["rounds"], darius_rows,
+                                     meta.get("darius_only", "darius" in names and not only), meta["physical"])
+    return report_failures(failures)
 
 
 def main():
@@ -319,7 +331,8 @@ def main():
     ap.add_argument("--rounds", type=int, help="override the rounds of the mode")
     ap.add_argument("--only", help="run only these rows of each server (keys as in run_server's "
                     "plan, e.g. lmtp_first,lmtp1,lmtp8,lmtp_multi), and no Darius-only rows")
-    ap.add_argument("--check", action="store_true", help="exit non-zero only if the harness is broken")
+    ap.add_argument("--check", action="store_true",
+                    help="exit non-zero also if any row of a server asked for failed or measured nothing")
     ap.add_argument("--install-anchors", action="store_true", help="run bench/anchors/install.sh first")
     ap.add_argument("--darius-build", default=os.path.join(ROOT, "build", "bench"),
                     help="Darius binaries from this build dir; other than build/bench: used as they are")
@@ -328,7 +341,7 @@ def main():
     ap.add_argument("--report", metavar="DIR", help="print the table of an earlier run and exit")
     a = ap.parse_args()
     if a.report:
-        return rerender(a.report)
+        return rerender(a.report, a.check)
     mode = "quick" if a.quick else "full"
     p = dict(PARAMS[mode])
     if a.rounds:
@@ -337,6 +350,8 @@ def main():
     only = None if a.only is None else {k.strip() for k in a.only.split(",") if k.strip()}
     if only is not None and (not only or not only <= set(ROW_KEYS)):
         ap.error(f"--only takes some of: {','.join(ROW_KEYS)}")
+    if not names:
+        ap.error("--servers names no server")
     for s in names:
         if s not in servers.SERVERS:
             ap.error(f"unknown server {s}")
@@ -348,6 +363,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
 
     started = time.time()
+    failures = []  # report.check_failures of the finished run; --check fails on any
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + f"-{mode}"
     outdir = os.path.join(a.results, stamp)
     os.makedirs(outdir, exist_ok=True)
@@ -400,7 +416,12 @@ def main():
             end_round(workdir, outdir, rnd, rnd < p["rounds"])
 
         table = render(runs, names, darius_rows, physical)
+        want_darius_only = "darius" in names and only is None
+        failures[:] = report.check_failures(runs, names, [k for k in ROW_KEYS if only is None or k in only],
+                                            p["rounds"], darius_rows, want_darius_only, physical)
         meta = {"mode": mode, "params": p, "servers": names, "machine": machine(), "physical": physical,
+                "only": None if only is None else [k for k in ROW_KEYS if k in only],
+                "darius_only": want_darius_only, "check_failures": failures,
                 "build": status, "command": " ".join(sys.argv),
                 "git": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                       text=True).stdout.strip(),
@@ -424,7 +445,7 @@ def main():
     finally:
         servers.stop_all()
         remove_tree(workdir)
-    return report_end(a, outdir, started)
+    return report_end(a, outdir, started, failures)
 
 
 def remove_tree(path):
@@ -436,15 +457,32 @@ def remove_tree(path):
         time.sleep(1)
 
 
-def report_end(a, outdir, started):
+def report_failures(failures, check=True):
+    """Prints the rows that failed (report.check_failures); returns --check's exit status."""
+    if not failures:
+        return 0
+    head = "CHECK FAILED: rows of servers asked for failed" if check else "rows that failed (--check would fail)"
+    print(f"\n{head} ({len(failures)}):", file=sys.stderr)
+    for f in failures[:50]:
+        print("  " + f, file=sys.stderr)
+    if len(failures) > 50:
+        print(f"  ... and {len(failures) - 50} more", file=sys.stderr)
+    return 1 if check else 0
+
+
+def report_end(a, outdir, started, failures=()):
     took = time.time() - started
+    rc = 0
     if harness_errors:
         print("\nHARNESS ERRORS (the benchmark itself is broken):", file=sys.stderr)
         for e in harness_errors:
             print("  " + e, file=sys.stderr)
-        return 1
-    print(f"\nharness ok; took {took:.0f} s", file=sys.stderr)
-    return 0
+        rc = 1
+    rc = max(rc, report_failures(list(failures), a.check))
+    if rc == 0:
+        state = "every row ok" if not failures else f"{len(failures)} row failure(s), not checked"
+        print(f"\nharness ok, {state}; took {took:.0f} s", file=sys.stderr)
+    return rc
 
 
 if __name__ == "__main__":

@@ -1,0 +1,214 @@
+"""The bench harness's own checks can fail (issue 16): `--check` exits non-zero when a row of
+a server that was asked for failed or measured nothing, and an instance whose port is served
+by another program is refused instead of measured. No build needed except for the last test,
+which starts a real dariusd while something else holds 127.0.0.1:21143 (the old fixed port)
+and is skipped when DARIUS_BIN_DIR has no dariusd.
+
+    cd bench && python3 -m unittest -v harness_test      # ctest: bench/harness_check
+"""
+import copy
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402
+import runner  # noqa: E402
+import servers  # noqa: E402
+
+
+def ok_result(workload):
+    """A result of `workload` that has a positive number for every row the table shows."""
+    return {"workload": workload, "ok": True, "metrics": {m: 1.0 for _, wl, m, *_ in report.ROWS if wl == workload},
+            "checks": {}, "wall_s": 1.0, "client_cpu_s": 0.1, "server_cpu_s": 0.5}
+
+
+def ok_run(names=("darius",), rounds=1):
+    return {s: {k: [ok_result(k) for _ in range(rounds)] for k in runner.ROW_KEYS} for s in names}
+
+
+DARIUS_ONLY = {"db skiplist load/s": [1000.0], "mailbox append (stage+link+commit)": [250.0]}
+PHYSICAL = {"fsync_per_s": 200.0, "page_cache_read_mib_per_s": 9000.0}
+
+
+def check(runs, names=("darius",), rounds=1, darius_rows=DARIUS_ONLY, physical=PHYSICAL):
+    return report.check_failures(runs, list(names), runner.ROW_KEYS, rounds, darius_rows,
+                                 "darius" in names, physical)
+
+
+class CheckFailuresTest(unittest.TestCase):
+    def test_every_row_ok_passes(self):
+        self.assertEqual(check(ok_run()), [])
+        self.assertEqual(check(ok_run(("darius", "dovecot", "cyrus"), rounds=3), ("darius", "dovecot", "cyrus"), 3),
+                         [])
+
+    def test_a_failed_row_fails(self):
+        runs = ok_run()
+        runs["darius"]["imap_fetch_body"] = [{"ok": False, "error": "FETCH: BAD Unknown command", "metrics": {}}]
+        out = check(runs)
+        self.assertEqual(len(out), 1, out)
+        self.assertIn("darius imap_fetch_body round 1: fail: FETCH: BAD Unknown command", out[0])
+
+    def test_a_server_that_never_started_fails(self):
+        # What port 21143 taken by another program gave: every Darius row a fail: entry.
+        runs = {"darius": {k: [{"ok": False, "error": "darius: port 21143 already in use", "metrics": {}}]
+                           for k in runner.ROW_KEYS}}
+        self.assertEqual(len(check(runs)), len(runner.ROW_KEYS))
+
+    def test_a_failed_anchor_row_fails_too(self):
+        runs = ok_run(("darius", "cyrus"))
+        runs["cyrus"]["pop3_retr"] = [{"ok": False, "error": "cyrus: setup failed", "metrics": {}}]
+        self.assertTrue(any(f.startswith("cyrus pop3_retr") for f in check(runs, ("darius", "cyrus"))))
+
+    def test_one_failed_round_is_not_hidden_by_the_others(self):
+        runs = ok_run(rounds=3)
+        runs["darius"]["lmtp8"][1] = {"ok": False, "error": "connection 3: 451 try again", "metrics": {}}
+        self.assertEqual(len(check(runs, rounds=3)), 1)
+
+    def test_a_row_that_never_ran_fails(self):
+        runs = ok_run()
+        del runs["darius"]["mixed"]
+        self.assertIn("darius mixed: 0 result(s) for 1 round(s)", check(runs))
+        runs = ok_run(rounds=2)
+        runs["darius"]["lmtp1"].pop()
+        self.assertIn("darius lmtp1: 1 result(s) for 2 round(s)", check(runs, rounds=2))
+
+    def test_ok_but_nothing_measured_fails(self):
+        runs = ok_run()
+        runs["darius"]["lmtp1"][0]["metrics"]["msgs_per_s"] = 0.0
+        del runs["darius"]["imap_search"][0]["metrics"]["subject_ms"]
+        runs["darius"]["imap_idle_sessions"][0]["metrics"]["sessions"] = 0
+        out = check(runs)
+        self.assertEqual(len(out), 3, out)
+        self.assertTrue(any("lmtp1" in f and "measured nothing" in f for f in out))
+        self.assertTrue(any("imap_search" in f and "subject_ms" in f for f in out))
+
+    def test_a_wrong_result_fails_for_darius_only(self):
+        wrong = {"ok": False, "wrong_result": True, "error": "text_quintaflor expected 52 got 48"}
+        runs = ok_run(("darius", "cyrus"))
+        r = copy.deepcopy(runs["cyrus"]["imap_search"][0])
+        r.update(wrong)
+        runs["cyrus"]["imap_search"] = [r]
+        self.assertEqual(check(runs, ("darius", "cyrus")), [])  # Cyrus's known fault: a note
+        runs["darius"]["imap_search"] = [copy.deepcopy(r)]
+        self.assertEqual(len(check(runs, ("darius", "cyrus"))), 1)
+
+    def test_darius_only_benches_and_physical_probe(self):
+        self.assertEqual(len(check(ok_run(), darius_rows={"darius_db_bench": ["exit 1: boom"]})), 1)
+        self.assertEqual(check(ok_run(), darius_rows={}), ["darius-only benches: no results"])
+        self.assertEqual(len(check(ok_run(), physical={})), 1)
+
+
+class ReportCheckExitTest(unittest.TestCase):
+    """`runner.py --report DIR --check`: the exit status --check gives for a run's raw JSON."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-check-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, runs, darius_rows=DARIUS_ONLY):
+        meta = {"mode": "quick", "params": {"rounds": 1}, "servers": list(runs), "physical": PHYSICAL}
+        with open(os.path.join(self.dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        for s, res in runs.items():
+            with open(os.path.join(self.dir, f"{s}-r1.json"), "w") as f:
+                json.dump({k: v[0] for k, v in res.items()}, f)
+        with open(os.path.join(self.dir, "darius-only-r1.json"), "w") as f:
+            json.dump({k: v[0] for k, v in darius_rows.items()}, f)
+
+    def run_check(self):
+        return subprocess.run([sys.executable, os.path.join(HERE, "runner.py"), "--report", self.dir, "--check"],
+                              capture_output=True, text=True)
+
+    def test_healthy_run_exits_0(self):
+        self.write(ok_run())
+        r = self.run_check()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_failed_row_exits_non_zero(self):
+        runs = ok_run()
+        runs["darius"]["imap_login"] = [{"ok": False, "error": "darius: port 21143 already in use", "metrics": {}}]
+        self.write(runs)
+        r = self.run_check()
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("darius imap_login round 1: fail: darius: port 21143 already in use", r.stderr)
+
+
+class PortOwnershipTest(unittest.TestCase):
+    """servers.foreign_listeners: a port that accepts but belongs to someone else is refused."""
+
+    def spawn(self, code):
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        self.addCleanup(lambda: (p.kill(), p.wait(), p.stdout.close()))
+        return p
+
+    def listener(self):
+        p = self.spawn("import socket,sys,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\n"
+                       "print(s.getsockname()[1],flush=True)\ntime.sleep(60)")
+        return p, int(p.stdout.readline())
+
+    def test_free_ports_are_distinct_and_free(self):
+        ports = servers.free_ports(3)
+        self.assertEqual(len(set(ports)), 3)
+        for p in ports:
+            self.assertFalse(servers.listening_sockets(p))
+
+    def test_own_listener_passes_and_foreign_one_fails(self):
+        owner, port = self.listener()
+        other = self.spawn("import time\ntime.sleep(60)")
+        self.assertIsNone(servers.foreign_listeners(port, owner.pid))
+        why = servers.foreign_listeners(port, other.pid)
+        self.assertIsNotNone(why)
+        self.assertIn(f"pid {owner.pid}", why)
+
+    def test_nothing_listening_fails(self):
+        port = servers.free_ports(1)[0]
+        self.assertIn("nothing listens", servers.foreign_listeners(port, os.getpid()))
+
+
+BIN = os.environ.get("DARIUS_BIN_DIR", "")
+
+
+@unittest.skipUnless(BIN and os.path.exists(os.path.join(BIN, "server", "dariusd"))
+                     and os.path.exists(os.path.join(BIN, "tools", "darius")), "needs DARIUS_BIN_DIR with dariusd")
+class DariusEphemeralPortsTest(unittest.TestCase):
+    """The bench's Darius takes the ports dariusd bound, whatever holds the old fixed ones."""
+
+    def test_starts_beside_a_taken_21143(self):
+        squatter = socket.socket()
+        try:
+            squatter.bind(("127.0.0.1", 21143))
+            squatter.listen()
+        except OSError:
+            squatter.close()
+            squatter = None  # someone else holds it already: just as good for this test
+        work = tempfile.mkdtemp(prefix="bench-ports-test-")
+        inst = servers.ServerInstance("darius", work, 2, os.path.abspath(BIN))
+        try:
+            inst.setup()
+            inst.start()
+            self.assertNotIn(21143, inst.ports())
+            self.assertEqual(len(set(inst.ports())), 3)
+            for p in inst.ports():
+                self.assertIsNone(servers.foreign_listeners(p, inst.pid))
+            with socket.create_connection(("127.0.0.1", inst.imap), timeout=5) as c:
+                self.assertTrue(c.recv(100).startswith(b"* OK"))
+        finally:
+            inst.stop(grace=5)
+            shutil.rmtree(work, ignore_errors=True)
+            if squatter:
+                squatter.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
