@@ -39,6 +39,29 @@ std::string percentDecode(std::string_view s) {
   return out;
 }
 
+bool isAttributeChar(char c) {
+  return isTokenChar(c) && static_cast<unsigned char>(c) < 0x80 && c != '*' && c != '\'' &&
+         c != '%';
+}
+
+// RFC 2231 §7: every octet that is not an attribute-char as "%" and two hex digits.
+std::string percentEncode(std::string_view s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (isAttributeChar(c)) {
+      out.push_back(c);
+    } else {
+      auto u = static_cast<unsigned char>(c);
+      out.push_back('%');
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    }
+  }
+  return out;
+}
+
 // Reads "attr = value" pairs up to the end of the text, skipping what is not one.
 std::vector<RawParam> readRawParams(Lexer& lx) {
   std::vector<RawParam> out;
@@ -150,6 +173,11 @@ std::vector<Param> joinParams(const std::vector<RawParam>& raw) {
       bool first = true;
       for (const auto& [n, s] : g.sections) {
         std::string_view v = *s.value;
+        if (p.extended) {
+          // As sent, where a section is extended; a plain one joins in encoded form.
+          if (first && !s.extended) p.sent = "''";
+          p.sent += s.extended ? std::string(v) : percentEncode(v);
+        }
         if (first && s.extended) {
           // extended-initial-value: [charset] "'" [language] "'" octets
           size_t q1 = v.find('\'');
@@ -167,6 +195,7 @@ std::vector<Param> joinParams(const std::vector<RawParam>& raw) {
       continue;
     }
     if (p.extended) {
+      p.sent = p.value;
       std::string_view v = p.value;
       size_t q1 = v.find('\'');
       size_t q2 = q1 == std::string_view::npos ? q1 : v.find('\'', q1 + 1);
@@ -180,11 +209,6 @@ std::vector<Param> joinParams(const std::vector<RawParam>& raw) {
     out.push_back(std::move(p));
   }
   return out;
-}
-
-bool isAttributeChar(char c) {
-  return isTokenChar(c) && static_cast<unsigned char>(c) < 0x80 && c != '*' && c != '\'' &&
-         c != '%';
 }
 
 }  // namespace
@@ -260,22 +284,7 @@ std::string imapParamName(const Param& p) {
   return name;
 }
 
-std::string imapParamValue(const Param& p) {
-  if (!p.extended) return p.value;
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out = p.charset + "'" + p.language + "'";
-  for (char c : p.value) {
-    if (isAttributeChar(c)) {
-      out.push_back(c);
-    } else {
-      auto u = static_cast<unsigned char>(c);
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 15]);
-    }
-  }
-  return out;
-}
+std::string imapParamValue(const Param& p) { return p.extended ? p.sent : p.value; }
 
 std::string paramText(const Param& p) {
   if (!p.extended) return decodeHeaderText(p.value);

@@ -4,8 +4,8 @@
 // "name*1*") joined and charset/language ("name*=utf-8'en'%E2%82%AC") decoded.
 //
 // Parameters keep two faces: the IMAP one (RFC 9051 §7.5.2: continuations joined, an extended
-// value returned as parameter "name*" in the charset'language'percent form, which keeps 8-bit
-// out of IMAP4rev1 strings) and the decoded UTF-8 one for SEARCH and display (paramText).
+// value returned as parameter "name*" in its charset'language'percent form, as sent) and the
+// decoded UTF-8 one for SEARCH and display (paramText).
 //
 // Leniency for real mail: comments anywhere, a missing ';' between parameters, an unquoted
 // value with spaces ("name=My File.pdf") taken up to the next ';', junk skipped. A
@@ -28,6 +28,9 @@ struct Param {
   bool extended = false;  // RFC 2231 charset'language'value form (the name had a final "*")
   std::string charset;    // extended only; may be empty
   std::string language;   // extended only; may be empty
+  // Extended only: the value in RFC 2231 form as the message has it, sections joined, which
+  // is what BODYSTRUCTURE passes on (imapParamValue).
+  std::string sent;
 };
 
 struct ContentType {
@@ -59,8 +62,11 @@ std::vector<std::string> parseLanguageList(std::string_view value);
 // The first parameter called `name` (case-insensitive), plain or extended.
 const Param* findParam(const std::vector<Param>& params, std::string_view name);
 
-// The IMAP rendering of a parameter: name (with a final "*" when extended) and value (for
-// extended ones "charset'language'" followed by the octets percent-encoded per RFC 2231 §7).
+// The IMAP rendering of a parameter: name (with a final "*" when extended) and value. An
+// extended value is passed on as sent, not decoded and encoded again (what Dovecot and Cyrus
+// do): an unsectioned "name*" value exactly as written; sections joined in order, extended
+// ones as written, plain ones percent-encoded (RFC 2231 §7 attribute-chars stay) so that the
+// whole is still one RFC 2231 value, with "''" in front when the first section is plain.
 std::string imapParamName(const Param& p);
 std::string imapParamValue(const Param& p);
 

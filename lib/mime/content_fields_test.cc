@@ -75,6 +75,30 @@ TEST(Rfc2231, ExtendedSingleAndPlainTwins) {
   EXPECT_EQ(params[0].value, "ftp://example.org/x");
 }
 
+// BODYSTRUCTURE passes an extended value on as the message has it (RFC 2231 sections
+// joined), not decoded and encoded again: Dovecot and Cyrus both send
+// "UTF-8''%61%74%74..." for mime4j-mimetools-attachment-filename-encoding-UTF8. Only a plain
+// section joined to extended ones is encoded, so that the joined value stays an RFC 2231
+// value (Cyrus does that; Dovecot appends it raw), and a first section that is plain gets the
+// empty charset and language "''" in front (both do).
+TEST(Rfc2231, ExtendedValuesPassOnAsSent) {
+  auto params = parseParams("filename*=UTF-8''%61%74%74%61%63%68%6D%65%6E%74%2E%C3%A4");
+  EXPECT_EQ(imapParamValue(params[0]), "UTF-8''%61%74%74%61%63%68%6D%65%6E%74%2E%C3%A4");
+  EXPECT_EQ(paramText(params[0]), "attachment.\xc3\xa4");
+  params = parseParams("name*=\"utf-8''a%20b\"");
+  EXPECT_EQ(imapParamValue(params[0]), "utf-8''a%20b");
+  params = parseParams("name*=abc%20d");  // no charset'language' part: as it is
+  EXPECT_EQ(imapParamValue(params[0]), "abc%20d");
+  EXPECT_EQ(paramText(params[0]), "abc d");
+  params = parseParams("name*0*=''a%20; name*1*=b%2");  // a broken escape stays as sent
+  EXPECT_EQ(imapParamValue(params[0]), "''a%20b%2");
+  params = parseParams("name*0=plain; name*1*=%41%42");
+  EXPECT_EQ(imapParamValue(params[0]), "''plain%41%42");
+  EXPECT_EQ(paramText(params[0]), "plainAB");
+  params = parseParams("name*=utf-8''caf\xc3\xa9");  // 8-bit as sent (RFC 6532 mail)
+  EXPECT_EQ(imapParamValue(params[0]), "utf-8''caf\xc3\xa9");
+}
+
 TEST(Rfc2231, EncodedWordsInPlainValues) {
   auto params = parseParams("name=\"=?koi8-r?B?89DJ08/LLmRvYw==?=\"");
   EXPECT_EQ(paramText(params[0]), "\xd0\xa1\xd0\xbf\xd0\xb8\xd1\x81\xd0\xbe\xd0\xba.doc");  // Список.doc

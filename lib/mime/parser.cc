@@ -213,7 +213,7 @@ class TreeBuilder {
     c.type = "text";
     c.subtype = "plain";
     c.content_type_defaulted = true;
-    c.params.push_back(Param{"charset", "US-ASCII", false, "", ""});
+    c.params.push_back(Param{"charset", "US-ASCII", false, "", "", ""});
     c.envelope = Envelope{};
   }
 
@@ -276,7 +276,7 @@ void TreeBuilder::readContentFields(Part& p, const Header& h, bool in_digest) {
     p.subtype = in_digest ? "rfc822" : "plain";
   }
   if (equalsNoCase(p.type, "text") && findParam(p.params, "charset") == nullptr) {
-    p.params.push_back(Param{"charset", "US-ASCII", false, "", ""});
+    p.params.push_back(Param{"charset", "US-ASCII", false, "", "", ""});
   }
   p.id = value("Content-ID");
   p.description = value("Content-Description");
