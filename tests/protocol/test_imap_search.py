@@ -200,7 +200,9 @@ class SearchTest(unittest.TestCase):
             ("SEEN", [1, 6]), ("UNSEEN", [2, 3, 4, 5]),
             ("KEYWORD $Work", [1]), ("KEYWORD $junk", [5]), ("UNKEYWORD $Work", [2, 3, 4, 5, 6]),
             ("KEYWORD $Nowhere", []), ("UNKEYWORD $Nowhere", ALL),
-            ("RECENT", []), ("NEW", []), ("OLD", ALL),  # EXAMINE claims no \Recent
+            # Only EXAMINEd, never SELECTed: every message is still unclaimed, and EXAMINE
+            # shows those as recent without claiming them (RFC 3501 §6.3.2, §2.3.2).
+            ("RECENT", ALL), ("NEW", [2, 3, 4, 5]), ("OLD", []),
             ("FROM smith", [1]), ("FROM example.com", [1, 4, 5, 6]), ("FROM jorg", [5]),
             ("TO bob", [1, 2, 4, 6]), ("TO team", [3]),
             ("CC carol", [1]), ("CC bob", []),
