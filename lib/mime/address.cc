@@ -142,20 +142,12 @@ class Parser {
   // One mailbox or group, starting at i_.
   void element(bool in_group) {
     size_t start = i_;
+    std::string_view ends = in_group ? ",;" : ",";
     size_t stop = scanTo(in_group ? "<@:,;" : "<@:,");
     char s = stop < t_.size() ? t_[stop].special() : '\0';
     if (s == ':' && !in_group) {
       group(start, stop);
       return;
-    }
-    if (s == '@') {
-      // "Mikel@Lindsaar <m@l.net>": an '@' in the display name; the angle address is the
-      // address.
-      size_t lt = scanTo(in_group ? "<,;" : "<,");
-      if (lt < t_.size() && t_[lt].special() == '<') {
-        s = '<';
-        stop = lt;
-      }
     }
     if (s == '<') {
       i_ = stop + 1;
@@ -163,6 +155,16 @@ class Parser {
     } else if (s == '@') {
       i_ = stop;
       addrSpec(start, stop);
+      // "Mikel@Lindsaar <m@l.net>": a display name cannot hold an unquoted '@', so what came
+      // before the '<' was an address of its own and the angle address is the next one
+      // (Dovecot and Cyrus read Mikel@Lindsaar so; Cyrus, like us, goes on with the rest).
+      size_t next = scanTo(in_group ? "<,;" : "<,");
+      if (next < t_.size() && t_[next].special() == '<') return;
+      // A bare addr-spec without a name takes a comment after it as its name ("a@b (Ann)").
+      size_t end = scanTo(ends);
+      if (!out_.back().name) out_.back().name = lastComment(i_, end);
+      i_ = end;
+      return;
     } else {
       // No address: one word is a local part without a domain ("To: root"), several are a
       // display name without an address ("To: Mary Smith"); only comments give nothing.
@@ -180,12 +182,8 @@ class Parser {
         out_.push_back(std::move(a));
       }
     }
-    // Junk up to the end of this element; its comments may still name the address.
-    size_t end = scanTo(in_group ? ",;" : ",");
-    if (!out_.empty() && end > i_ && !out_.back().name && out_.back().host) {
-      if (auto c = lastComment(i_, end)) out_.back().name = c;
-    }
-    i_ = end;
+    // Junk up to the end of this element.
+    i_ = scanTo(ends);
   }
 
   void group(size_t start, size_t colon) {
@@ -279,7 +277,9 @@ class Parser {
     size_t gt = scanTo(">");
     i_ = gt < t_.size() ? gt + 1 : gt;
     Address a = mailboxOf(std::move(local), std::move(dom));
-    a.name = name ? name : lastComment(start, i_);
+    // Comments inside or beside an angle address are CFWS, not a name (RFC 5322 §3.4):
+    // Dovecot and Cyrus both send NIL for "<user (comment)@ (comment) domain.org>".
+    a.name = std::move(name);
     a.adl = std::move(adl);
     out_.push_back(std::move(a));
   }

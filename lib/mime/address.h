@@ -3,15 +3,18 @@
 // start/end markers.
 //
 // Strings are raw header text: a display name keeps its RFC 2047 encoded words (the client
-// decodes them), quoted strings lose their quotes and quoted-pairs. An address without a
-// display name takes the last comment of the address as its name ("a@b (Ann)"), as the
-// established servers do.
+// decodes them), quoted strings lose their quotes and quoted-pairs. CFWS inside an addr-spec
+// is not part of it ("<user (c)@ (c) domain.org>" is user@domain.org). A bare addr-spec takes
+// its last comment as its name ("a@b (Ann)"); comments in or beside an angle address name
+// nothing; both as Dovecot and Cyrus do.
 //
 // Broken addresses still produce an address: no "@" or an empty domain gives host
 // "MISSING_DOMAIN", an empty local part gives mailbox "MISSING_MAILBOX" (Dovecot's
 // placeholders, which clients already know; a NIL host would turn the address into a group
 // marker). Empty list elements are skipped (RFC 5322 obs-addr-list), an unterminated group is
-// closed at the end, junk after an address up to the next comma is ignored.
+// closed at the end, junk after an address up to the next comma is ignored, except an angle
+// address: "Mikel@Lindsaar <m@l.net>" is two addresses (an unquoted display name cannot hold
+// "@"; Dovecot and Cyrus read Mikel@Lindsaar as an address, and Cyrus goes on with m@l.net).
 //
 // Thread-safety: pure functions; results own their strings.
 #pragma once

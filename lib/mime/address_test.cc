@@ -3,6 +3,14 @@
 #include <gtest/gtest.h>
 
 namespace darius::mime {
+
+// Readable failures: gtest finds this by argument-dependent lookup.
+void PrintTo(const Address& a, std::ostream* os) {
+  auto nstr = [](const std::optional<std::string>& s) { return s ? "\"" + *s + "\"" : "NIL"; };
+  *os << "(" << nstr(a.name) << " " << nstr(a.adl) << " " << nstr(a.mailbox) << " "
+      << nstr(a.host) << ")";
+}
+
 namespace {
 
 Address addr(std::optional<std::string> name, std::optional<std::string> adl,
@@ -63,10 +71,41 @@ TEST(Address, BrokenAddressesStillGiveSomething) {
   EXPECT_EQ(list[5], addr("Big Bug", kNil, "bb", "x.org"));
 }
 
-TEST(Address, AtSignInDisplayName) {
-  auto list = parseAddressList("Mikel@Lindsaar <raasdnil@gmail.com>, tom@x");
+// "Mikel@Lindsaar <raasdnil@gmail.com>": an unquoted display name cannot hold "@", so the
+// words before the angle address are an address of their own, and the angle address is the
+// next one. Dovecot and Cyrus both read Mikel@Lindsaar as an address (Dovecot then drops the
+// rest of the list, Cyrus goes on with raasdnil@gmail.com, which we do too, losing nothing).
+TEST(Address, AtSignBeforeAnAngleAddress) {
+  auto list = parseAddressList("a@b.com, Mikel@Lindsaar <raasdnil@gmail.com>, tom@x");
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_EQ(list[1], addr(kNil, kNil, "Mikel", "Lindsaar"));
+  EXPECT_EQ(list[2], addr(kNil, kNil, "raasdnil", "gmail.com"));
+  EXPECT_EQ(list[3], addr(kNil, kNil, "tom", "x"));
+  list = parseAddressList("John Smith john@x.com <j@y.com>");
   ASSERT_EQ(list.size(), 2u);
-  EXPECT_EQ(list[0], addr("Mikel@Lindsaar", kNil, "raasdnil", "gmail.com"));
+  EXPECT_EQ(list[0], addr("John Smith", kNil, "john", "x.com"));
+  EXPECT_EQ(list[1], addr(kNil, kNil, "j", "y.com"));
+  list = parseAddressList("x@y.z Name <n@m.o>");
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0], addr(kNil, kNil, "x", "y.z"));
+  EXPECT_EQ(list[1], addr("Name", kNil, "n", "m.o"));
+}
+
+// RFC 5322 §3.4.1: CFWS may surround the parts of an addr-spec and is not part of it. A
+// comment inside an angle address, or next to one, does not name it: Dovecot and Cyrus both
+// send NIL there (a bare addr-spec still takes its comment as the name, as all three do).
+TEST(Address, CommentsInsideAnAngleAddress) {
+  auto list = parseAddressList("<user-from (comment)@ (comment) domain.org>");
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0], addr(kNil, kNil, "user-from", "domain.org"));
+  list = parseAddressList("(Ann) <a@b.c>, <a@b.c> (Ann), Name (c) <x (y) @ z (w) . org>");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0], addr(kNil, kNil, "a", "b.c"));
+  EXPECT_EQ(list[1], addr(kNil, kNil, "a", "b.c"));
+  EXPECT_EQ(list[2], addr("Name", kNil, "x", "z.org"));
+  list = parseAddressList("user-to (c) @ (c) domain.org");
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0], addr("c", kNil, "user-to", "domain.org"));
 }
 
 TEST(Address, ObsoleteLocalPartsAndLiterals) {
