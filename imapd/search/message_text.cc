@@ -1,6 +1,7 @@
 #include "imapd/search/message_text.h"
 
 #include "lib/base/utf8.h"
+#include "lib/mime/address.h"
 #include "lib/mime/charset.h"
 #include "lib/mime/content_fields.h"
 #include "lib/mime/rfc2047.h"
@@ -28,14 +29,51 @@ bool isSearchableLeaf(const mime::Part& p) {
   return equalsIgnoreCase(p.type, "text") || equalsIgnoreCase(p.type, "message");
 }
 
-}  // namespace
-
-std::string decodeHeaderValue(std::string_view raw) {
-  std::string value = mime::unfoldValue(raw);
+// Raw 8-bit header bytes as UTF-8: kept when they are UTF-8 (RFC 6532), else, being
+// undeclared, taken as Windows-1252. Either way no byte becomes an ASCII special.
+std::string headerBytesAsUtf8(std::string value) {
   if (!base::isValidUtf8(value)) {
     if (auto w = mime::convertToUtf8(value, "windows-1252")) value = std::move(*w);
   }
-  return mime::decodeHeaderText(value);
+  return value;
+}
+
+}  // namespace
+
+std::string decodeHeaderValue(std::string_view raw) {
+  return mime::decodeHeaderText(headerBytesAsUtf8(mime::unfoldValue(raw)));
+}
+
+std::string decodedAddressText(std::string_view raw) {
+  std::vector<mime::Address> list =
+      mime::parseAddressList(headerBytesAsUtf8(mime::unfoldValue(raw)));
+  std::string out;
+  std::string_view sep;  // what goes before the next item
+  for (const mime::Address& a : list) {
+    if (a.isGroupEnd()) {
+      out += ";";
+      sep = ", ";
+      continue;
+    }
+    out += sep;
+    if (a.isGroupStart()) {
+      out += mime::decodeHeaderText(*a.mailbox) + ":";
+      sep = " ";
+      continue;
+    }
+    std::string addr;
+    if (a.mailbox && *a.mailbox != mime::kMissingMailbox) addr = *a.mailbox;
+    if (a.host && *a.host != mime::kMissingDomain) addr += "@" + *a.host;
+    std::string name = a.name ? mime::decodeHeaderText(*a.name) : std::string();
+    if (name.empty()) {
+      out += addr;
+    } else {
+      out += name;
+      if (!addr.empty()) out += " <" + addr + ">";
+    }
+    sep = ", ";
+  }
+  return out;
 }
 
 std::vector<std::string> decodedFieldValues(const mime::Header& header, std::string_view name) {

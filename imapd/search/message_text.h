@@ -37,6 +37,16 @@ std::string decodeHeaderValue(std::string_view raw);
 // in order.
 std::vector<std::string> decodedFieldValues(const mime::Header& header, std::string_view name);
 
+// The text FROM, TO, CC and BCC compare with (RFC 9051 §6.4.4: "the envelope structure's
+// FROM field"): the addresses of one raw field value as ENVELOPE has them (lib/mime's
+// parseAddressList), each written "name <mailbox@host>" or "mailbox@host", groups as
+// "group: ...;", joined by ", ", names with their RFC 2047 words decoded. Comments and the
+// CFWS that RFC 5322 allows inside an addr-spec are not in it, so
+// "<user (comment)@ (comment) domain.org>" is found as "user@domain.org" and not as
+// "comment": what Dovecot and Cyrus match too. MISSING_MAILBOX / MISSING_DOMAIN
+// placeholders are left out (they are not in the message).
+std::string decodedAddressText(std::string_view raw);
+
 // The whole header as UTF-8 text, one "Name: value" line per field (values decoded).
 std::string decodedHeaderText(const mime::Header& header);
 

@@ -38,6 +38,18 @@ TEST(MessageText, TransferEncodings) {
   EXPECT_EQ(decodeTransferEncoding("a=3Db", ""), "a=3Db");
 }
 
+TEST(MessageText, AddressTextIsTheEnvelopesAddresses) {
+  EXPECT_EQ(decodedAddressText(" <user-from (comment)@ (comment) domain.org>"),
+            "user-from@domain.org");
+  EXPECT_EQ(decodedAddressText(" =?ISO-8859-1?Q?Andr=E9?= <andre@example.com>,\r\n b@c (Bob)"),
+            "André <andre@example.com>, Bob <b@c>");
+  EXPECT_EQ(decodedAddressText(" team: one (1) @ a.org, two@b.org;, x@y"),
+            "team: 1 <one@a.org>, two@b.org;, x@y");  // a bare addr-spec's comment names it
+  EXPECT_EQ(decodedAddressText(" Mary Smith, root"), "Mary Smith, root");  // no placeholders
+  EXPECT_EQ(decodedAddressText(" J\xf6rg <j@x>"), "Jörg <j@x>");  // undeclared 8-bit
+  EXPECT_EQ(decodedAddressText(""), "");
+}
+
 TEST(MessageText, HeaderFieldsAreUnfoldedAndDecoded) {
   std::string block =
       "Subject: =?koi8-r?B?8NLJ18XU?= =?koi8-r?B?LCDNydI=?=\r\n"

@@ -253,11 +253,18 @@ class Evaluator {
     bool trace = n.kind == KeyKind::kHeader && mailbox::isUncachedHeaderField(field);
     const mime::Header* h = m.header(trace);
     if (h == nullptr) return false;
+    // RFC 9051 §6.4.4: FROM, TO, CC and BCC search the envelope's addresses, not the raw field
+    // (comments and CFWS inside an addr-spec are not part of an address); SUBJECT and HEADER
+    // the field's decoded text.
+    bool address = n.kind == KeyKind::kFrom || n.kind == KeyKind::kTo ||
+                   n.kind == KeyKind::kCc || n.kind == KeyKind::kBcc;
     for (const mime::HeaderField& f : h->fields()) {
       if (!proto::equalsIgnoreCase(f.name, field)) continue;
       // RFC 9051 §6.4.4: HEADER with an empty string matches every message with the field.
       if (n.matcher->folded().empty()) return true;
-      if (n.matcher->matches(decodeHeaderValue(f.value))) return true;
+      if (n.matcher->matches(address ? decodedAddressText(f.value) : decodeHeaderValue(f.value))) {
+        return true;
+      }
     }
     return false;
   }

@@ -276,6 +276,27 @@ TEST_F(FourMessages, AddressAndSubjectHeaders) {
   EXPECT_EQ(search("CHARSET KOI8-R SUBJECT {6}\r\n\xf0\xd2\xc9\xd7\xc5\xd4"), (U{b_}));
 }
 
+// RFC 9051 §6.4.4: FROM, TO, CC and BCC look in the envelope's address structure, so the
+// CFWS that RFC 5322 §3.2.2 allows inside an addr-spec is not in the way:
+// "<user-from (comment)@ (comment) domain.org>" is user-from@domain.org. Dovecot and Cyrus
+// both find it so, and neither finds the comment, which is not part of any address.
+TEST_F(SearchEvalTest, AddressKeysMatchTheAddressNotTheComments) {
+  uint32_t m = add("From: <user-from (comment)@ (comment) domain.org>\n"
+                   "To: user-to (c) @ (c) domain.org, \"Q. X\" (c) <q @ d.org>\n"
+                   "Cc: team: one (1) @ a.org, two@b.org;\n"
+                   "Bcc: =?utf-8?q?J=C3=B6rg?= <jorg (x) @ example.com>\n"
+                   "Subject: comments\n\nbody\n",
+                   kJan1_2024);
+  EXPECT_EQ(search("FROM user-from@domain.org"), (U{m}));
+  EXPECT_EQ(search("FROM \"user-from (comment)\""), U{});
+  EXPECT_EQ(search("TO user-to@domain.org"), (U{m}));
+  EXPECT_EQ(search("TO \"Q. X <q@d.org>\""), (U{m}));
+  EXPECT_EQ(search("CC one@a.org"), (U{m}));
+  EXPECT_EQ(search("CC team"), (U{m}));
+  EXPECT_EQ(search("BCC \"jörg <jorg@example.com>\""), (U{m}));
+  EXPECT_EQ(search("HEADER From \"(comment)\""), (U{m}));  // HEADER still sees the raw field
+}
+
 TEST_F(FourMessages, HeaderKey) {
   EXPECT_EQ(search("HEADER X-Spam \"\""), (U{d_}));
   EXPECT_EQ(search("HEADER x-spam YES"), (U{d_}));
