@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "lib/mime/content_fields.h"
 #include "lib/mime/header.h"
 #include "lib/mime/transfer_encoding.h"
 
@@ -18,28 +19,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-bool isWsp(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-// The mechanism token of a Content-Transfer-Encoding value: RFC 2045 §6.1 allows comments
-// and folding white space around it ("base64 (by Mailer)").
-std::string_view mechanism(std::string_view v) {
-  size_t i = 0;
-  int depth = 0;
-  while (i < v.size()) {
-    if (v[i] == '(') {
-      ++depth;
-    } else if (v[i] == ')' && depth > 0) {
-      --depth;
-    } else if (depth == 0 && !isWsp(v[i])) {
-      break;
-    }
-    ++i;
-  }
-  size_t end = i;
-  while (end < v.size() && !isWsp(v[end]) && v[end] != '(' && v[end] != ';') ++end;
-  return v.substr(i, end - i);
-}
-
 // The first field of that name in the block, unfolded; nullopt when there is none.
 std::optional<std::string> fieldValue(std::string_view block, std::string_view name) {
   mime::Header h(block);
@@ -51,8 +30,12 @@ std::optional<std::string> fieldValue(std::string_view block, std::string_view n
 Cte cteOf(std::string_view header_block) {
   std::optional<std::string> v = fieldValue(header_block, "Content-Transfer-Encoding");
   if (!v) return Cte::kIdentity;
-  std::string_view m = mechanism(*v);
-  if (m.empty() || iequals(m, "7bit") || iequals(m, "8bit") || iequals(m, "binary")) {
+  // The rule BODYSTRUCTURE uses (one token, CFWS around it; anything else is no encoding):
+  // BINARY may never decode a part that BODYSTRUCTURE calls 7BIT.
+  std::optional<std::string> token = mime::parseTransferEncoding(*v);
+  if (!token) return Cte::kIdentity;
+  std::string_view m = *token;
+  if (iequals(m, "7bit") || iequals(m, "8bit") || iequals(m, "binary")) {
     return Cte::kIdentity;
   }
   if (iequals(m, "base64")) return Cte::kBase64;

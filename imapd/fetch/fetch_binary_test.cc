@@ -21,6 +21,11 @@ TEST(FetchBinary, CteOfHeader) {
   EXPECT_EQ(cteOf("Content-Transfer-Encoding: quoted-printable\r\n\r\n"), Cte::kQuotedPrintable);
   EXPECT_EQ(cteOf("Content-Transfer-Encoding: x-uuencode\r\n\r\n"), Cte::kUnknown);
   EXPECT_EQ(cteOf("Content-Transfer-Encoding: base-64\r\n\r\n"), Cte::kUnknown);
+  // Not one token: no encoding, as BODYSTRUCTURE reports it (7BIT), so BINARY gives the
+  // bytes as stored rather than decoding what the client was told is not encoded.
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: quoted-printable;\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: base64; x=y\r\n\r\n"), Cte::kIdentity);
+  EXPECT_EQ(cteOf("Content-Transfer-Encoding: 8 bit\r\n\r\n"), Cte::kIdentity);
   // The first field counts.
   EXPECT_EQ(cteOf("Content-Transfer-Encoding: base64\r\nContent-Transfer-Encoding: 7bit\r\n\r\n"),
             Cte::kBase64);
