@@ -187,27 +187,32 @@ Status Mailbox::loadIndexHeader() {
 Status Mailbox::refresh() {
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kShared, &l));
-  const IndexHeader before = index_;
   DARIUS_RETURN_IF_ERROR(remapIndex());
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
   // Another handle may have added keyword names. It writes them to the header file before
   // any record uses their bits, and every such write bumps the modseq, so a header that
-  // changed comes with an index that did: an unchanged index costs nothing more.
-  if (index_.highest_modseq == before.highest_modseq && index_.generation == before.generation) {
-    return Status::ok();
-  }
-  return reloadHeaderIfReplaced();
+  // changed comes with an index that did: an index unchanged since the header was last
+  // checked costs nothing more. (Compared with the last check, not with the previous
+  // refresh: claimRecent, expunge and compact load newer index headers on their own.)
+  const IndexState now{index_.generation, index_.highest_modseq};
+  if (now == header_checked_) return Status::ok();
+  DARIUS_RETURN_IF_ERROR(reloadHeaderIfReplaced());
+  header_checked_ = now;
+  return Status::ok();
 }
 
 Status Mailbox::reloadHeaderIfReplaced() {
   std::string p = path(kHeaderFileName);
   struct stat st {};
   if (::stat(p.c_str(), &st) != 0) return Status::fromErrno(errno, p);
-  // The header is only ever replaced by a rename (writeMailboxHeader), so a new inode or
-  // change time means new contents. Stamped before the read: a replacement between the two
-  // leaves an old stamp, and the next check reads once more.
+  // The header is only ever replaced by a rename (writeMailboxHeader), so new contents come
+  // with a new inode and change time; and since keyword names are only ever added, a header
+  // with new names is also longer, which no inode reuse within the change time's granularity
+  // can hide. Stamped before the read: a replacement between the two leaves an old stamp,
+  // and the next check reads once more.
   HeaderStamp stamp{static_cast<uint64_t>(st.st_ino),
-                    static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+                    static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                    static_cast<uint64_t>(st.st_size)};
   if (stamp == header_stamp_) return Status::ok();
   auto h = readMailboxHeader(env_, dir_);
   if (!h.ok()) return h.status();

@@ -192,13 +192,21 @@ class Mailbox {
   io::Env& env_;
   std::string dir_;
   MailboxHeader header_;
-  // Which header file header_ was read from: its inode and change time (ns).
+  // Which header file header_ was read from: its inode, change time (ns) and size.
   struct HeaderStamp {
     uint64_t ino = 0;
     int64_t ctime_ns = -1;
+    uint64_t size = 0;
     bool operator==(const HeaderStamp&) const = default;
   };
   HeaderStamp header_stamp_;
+  // The index (generation, highest modseq) as of the last header check in refresh().
+  struct IndexState {
+    uint64_t generation = 0;
+    uint64_t modseq = UINT64_MAX;  // never a real modseq: the first refresh() checks
+    bool operator==(const IndexState&) const = default;
+  };
+  IndexState header_checked_;
   IndexHeader index_;
   bool tail_suspect_ = false;  // the last append's records did not match its header
   // Set: the header as on disk, whose last append is unsettled; index_ is then the view

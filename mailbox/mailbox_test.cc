@@ -215,6 +215,31 @@ TEST_F(MailboxTest, SecondHandleSeesChangesAtRefreshAndSurvivesRewrite) {
   EXPECT_EQ((*reader)->record(0)->uid, 2u);
 }
 
+TEST_F(MailboxTest, KeywordNamesFromAnotherHandleArriveWithTheIndexThatUsesThem) {
+  // A handle learns a keyword another handle created at its next refresh(), also when one of
+  // its own writes (claimRecent, expunge) loaded the newer index in between: before, the
+  // refresh compared with that newer index, saw nothing new, and the name never arrived, so
+  // the bit was shown as no flag at all (and a MOVE would have dropped it).
+  auto a = createBox();
+  ASSERT_TRUE(a);
+  appendN(*a, 1, 3);
+  for (int round = 0; round < 3; ++round) {
+    auto b = Mailbox::open(env(), dir_);
+    ASSERT_TRUE(b.ok());
+    std::string name = "$Label" + std::to_string(round);
+    ASSERT_TRUE((*b)->store(std::vector<FlagChange>{{1, FlagChange::Op::kAdd, 0, {name}, 0}}).ok());
+    if (round == 0) {
+      ASSERT_TRUE(a->claimRecent(3).ok());
+    } else if (round == 1) {
+      ASSERT_TRUE(a->expunge(std::vector<uint32_t>{3}).ok());
+    } else {
+      ASSERT_TRUE(a->compact().isOk());
+    }
+    ASSERT_TRUE(a->refresh().isOk());
+    EXPECT_GE(a->header().findUserFlag(name), 0) << "round " << round;
+  }
+}
+
 TEST_F(MailboxTest, HeaderWithoutItsRecordsIsRolledBack) {
   auto m = createBox();
   appendN(*m, 1, 2);
