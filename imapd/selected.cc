@@ -29,6 +29,7 @@ Result<std::unique_ptr<SelectedMailbox>> SelectedMailbox::open(mailbox::OpenMail
   // What this view saw, taken before the claim below: as a write, it may settle a crashed
   // append and so show records the view does not hold; the next refresh() must see a change.
   const mailbox::IndexHeader h = m.index();
+  s->opened_ = h;
   s->seen_generation_ = h.generation;
   s->seen_records_ = h.num_records;
   s->seen_modseq_ = h.highest_modseq;
@@ -194,13 +195,18 @@ Status SelectedMailbox::rescan() {
     }
   }
   while (j < uids_.size()) gone_.insert(uids_[j++]);
-  // New messages that were already expunged again before we reported them stay unknown.
+  // New messages that were already expunged again before we reported them stay unknown, and
+  // so are not counted in RECENT either.
   fresh_.erase(std::remove_if(fresh_.begin(), fresh_.end(),
                               [&](uint32_t uid) {
                                 auto pos = m.findUid(uid);
-                                if (!pos.ok() || *pos < 0) return true;
-                                auto r = m.record(static_cast<size_t>(*pos));
-                                return !r.ok() || !r->live();
+                                bool gone = !pos.ok() || *pos < 0;
+                                if (!gone) {
+                                  auto r = m.record(static_cast<size_t>(*pos));
+                                  gone = !r.ok() || !r->live();
+                                }
+                                if (gone) recent_.erase(uid);
+                                return gone;
                               }),
                fresh_.end());
   return endPass(fresh);

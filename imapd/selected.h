@@ -91,8 +91,11 @@ class SelectedMailbox {
   // calls it first (writeUpdates does, and so do STORE's and FETCH's own responses).
   void announceFlags(std::string& out);
 
-  // Reloads the index and notes what changed (cheap when nothing did). Called before every
-  // command that reads the view and before writeUpdates().
+  // Reloads the index and notes what changed (cheap when nothing did). The session calls it
+  // after every command (and IDLE on every change), right before writeUpdates(); a command
+  // runs on the view as the previous one left it. Between refreshes, a write through this
+  // handle (STORE, the \Seen of a FETCH) may read keyword names from disk that the client
+  // has not had, hence announceFlags() before such a command's own FETCH responses.
   base::Status refresh();
   // Appends the untagged responses owed to the client to `out`, in the order RFC 9051 wants
   // (expunges, EXISTS/RECENT, then FETCH FLAGS), and makes them part of the view. Expunges
@@ -104,6 +107,9 @@ class SelectedMailbox {
   void noteReported(uint32_t uid, uint64_t modseq) { reported_[uid] = modseq; }
 
   uint64_t highestModseq() const { return mailbox_->index().highest_modseq; }
+  // The index header the view was built from at open(): SELECT reports its UIDNEXT and
+  // HIGHESTMODSEQ, since the \Recent claim that follows the read may load a newer one.
+  const mailbox::IndexHeader& openedIndex() const { return opened_; }
   // The highest modseq up to which the client has been told every change (flags, new
   // messages, expunges): a HIGHESTMODSEQ sent in the middle of a session may not be higher,
   // or a client resynchronising from it would miss what is still pending.
@@ -122,6 +128,7 @@ class SelectedMailbox {
   base::Result<uint32_t> recentFloor(uint32_t up_to, uint32_t peeked);
 
   std::unique_ptr<mailbox::Mailbox> mailbox_;
+  mailbox::IndexHeader opened_;
   mailbox::MailboxEntry entry_;
   std::optional<mailbox::MailboxName> name_;
   mailbox::Rights rights_ = 0;

@@ -164,5 +164,22 @@ TEST_F(SelectedTest, RecentGoesToExactlyOneSelectAndExamineOnlyLooks) {
   EXPECT_EQ(updates(first.get()), "* 5 EXISTS\r\n* 4 RECENT\r\n");
 }
 
+TEST_F(SelectedTest, ANewMessageExpungedBeforeItWasReportedIsNotCountedRecent) {
+  auto s = select(SelectedMailbox::Recent::kClaim);
+  ASSERT_EQ(s->recentCount(), 3u);
+  append(1);
+  ASSERT_TRUE(s->refresh().isOk());  // claims UID 4, not yet told
+  ASSERT_TRUE(writer_->expunge(std::vector<uint32_t>{4}).ok());
+  // Neither an EXISTS nor a RECENT for a message the client never saw.
+  EXPECT_EQ(updates(s.get()), "");
+  EXPECT_EQ(s->recentCount(), 3u);
+}
+
+TEST_F(SelectedTest, OpenReportsTheIndexItsViewWasBuiltFrom) {
+  auto s = select(SelectedMailbox::Recent::kClaim);
+  EXPECT_EQ(s->openedIndex().uidnext, 4u);
+  EXPECT_EQ(s->openedIndex().highest_modseq, s->reportedModseq());
+}
+
 }  // namespace
 }  // namespace darius::imapd

@@ -5,8 +5,9 @@
 // All messages of one command are staged, then appended in one batch: they get consecutive
 // UIDs and are durable together before the OK (MULTIAPPEND's all-or-nothing, §1 of RFC 3502).
 // Bare LF line ends of a literal are made CRLF (the store keeps canonical form); a literal8 is
-// stored as sent, NULs and all, and read back exactly through BINARY[] (RFC 3516 §4.4). Needs the "i" right; flags
-// the user may not set are dropped (RFC 4314 §4). A missing mailbox is NO [TRYCREATE].
+// stored as sent, NULs and all, and read back exactly through BINARY[] (RFC 3516 §4.4).
+// Needs the "i" right; flags the user may not set are dropped (RFC 4314 §4). A missing
+// mailbox is NO [TRYCREATE].
 #include <ctime>
 
 #include "imapd/commands/commands.h"

@@ -134,7 +134,7 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   if (args.condstore || args.qresync) session.useCondstore();
 
   std::string out;
-  const mailbox::IndexHeader& h = sel.mailbox().index();
+  const mailbox::IndexHeader& h = sel.openedIndex();
   out += "* " + std::to_string(sel.count()) + " EXISTS\r\n";
   if (rev1) out += "* " + std::to_string(sel.recentCount()) + " RECENT\r\n";
   out += "* FLAGS (" + sel.flagNames() + ")\r\n";

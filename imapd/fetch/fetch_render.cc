@@ -25,8 +25,9 @@ constexpr uint64_t kInlineRead = 64 * 1024;
 // Body literals are copied from the file in chunks of this size.
 constexpr uint64_t kChunk = 256 * 1024;
 // What one message's computed literals (decoded parts, header subsets) may hold, on top of
-// twice the message's size (no decoded part is larger than its encoding): enough for every
-// distinct item a client has reason to ask for, and a bound on the hostile ones.
+// twice the message's size (a decoded part is at most twice its encoding: quoted-printable
+// gives a bare LF as CRLF): enough for every distinct item a client has reason to ask for,
+// and a bound on the hostile ones.
 constexpr uint64_t kHeldFloor = 8ull << 20;
 
 constexpr uint8_t kLeaf = 0;
@@ -382,10 +383,13 @@ asio::awaitable<Outcome> MessageFetcher::fetch(const MessageRef& message) {
   m.ref = &message;
   const mailbox::IndexRecord& r = message.record;
   // Keywords the client has not had in FLAGS yet (the \Seen that FETCH sets may have read
-  // another session's new names) are announced before a response that may show them.
+  // another session's new names) are announced before a response that may show them. They
+  // go out now, not with this message's pieces: those are dropped if an item fails, and the
+  // announcement must not be (announceFlags counts the names as told).
   std::string head;
   selected_.announceFlags(head);
-  emit(head + "* " + std::to_string(message.msn) + " FETCH (");
+  if (!head.empty()) session_.connection().write(head);
+  emit("* " + std::to_string(message.msn) + " FETCH (");
   std::vector<std::string> done;
   auto next = [&](const std::string& key) {
     if (std::find(done.begin(), done.end(), key) != done.end()) return false;
