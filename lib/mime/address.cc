@@ -1,5 +1,8 @@
 #include "lib/mime/address.h"
 
+#include <algorithm>
+#include <array>
+
 #include "lib/mime/lexer.h"
 
 namespace darius::mime {
@@ -63,12 +66,17 @@ std::vector<Token> tokenize(std::string_view value) {
   return out;
 }
 
+// Every loop below calls tick() once per token it looks at, so that a test can hold the
+// parse to linear work (parseAddressList's `steps`) without timing it.
 class Parser {
  public:
   explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
 
+  size_t steps() const { return steps_; }
+
   std::vector<Address> run() {
     while (i_ < t_.size()) {
+      tick();
       if (isSpecial(',') || isSpecial(';') || isSpecial('>')) {
         ++i_;
         continue;
@@ -80,6 +88,7 @@ class Parser {
 
  private:
   bool isSpecial(char c) const { return i_ < t_.size() && t_[i_].special() == c; }
+  void tick() const { ++steps_; }
 
   // Joins tokens [from, to) that are not comments. A phrase (display name, group name) keeps
   // one space wherever the input had white space; a local part or domain has none around
@@ -87,6 +96,7 @@ class Parser {
   std::string join(size_t from, size_t to, bool phrase) const {
     std::string s;
     for (size_t k = from; k < to; ++k) {
+      tick();
       const Token& t = t_[k];
       if (t.kind == Tok::kComment) continue;
       bool dot_adjacent = t.special() == '.' || (!s.empty() && s.back() == '.');
@@ -99,7 +109,10 @@ class Parser {
   // Whether [from, to) holds more than one word separated by white space (not by dots).
   bool severalWords(size_t from, size_t to) const {
     size_t first = from;
-    while (first < to && t_[first].kind == Tok::kComment) ++first;
+    while (first < to && t_[first].kind == Tok::kComment) {
+      tick();
+      ++first;
+    }
     return localStart(from, to) > first;
   }
 
@@ -108,6 +121,7 @@ class Parser {
   size_t localStart(size_t from, size_t to) const {
     size_t k = to;
     while (k > from) {
+      tick();
       --k;
       if (k == from) break;
       const Token& t = t_[k];
@@ -123,20 +137,39 @@ class Parser {
   std::optional<std::string> lastComment(size_t from, size_t to) const {
     std::optional<std::string> c;
     for (size_t k = from; k < to && k < t_.size(); ++k) {
+      tick();
       if (t_[k].kind == Tok::kComment) c = t_[k].text;
     }
     return c;
   }
 
-  // Tokens up to (not including) the first special in `stops` at this level; returns index.
-  size_t scanTo(std::string_view stops) const {
-    size_t k = i_;
-    while (k < t_.size()) {
-      char c = t_[k].special();
-      if (c != '\0' && stops.find(c) != std::string_view::npos) break;
-      ++k;
-    }
+  // The index of the first token from i_ that is one of the specials `stops` (all from
+  // kLookahead), or t_.size().
+  size_t scanTo(std::string_view stops) {
+    size_t k = t_.size();
+    for (char c : stops) k = std::min(k, nextSpecial(c));
     return k;
+  }
+
+  // The first `c` at or after i_. A scan starts at i_ and i_ never moves back, so each
+  // special keeps where it was last found and is only looked for again once i_ has passed
+  // it: every token is looked at once per special, whatever the shape of the field. Looking
+  // afresh each time was quadratic, because an element may look further ahead than it
+  // consumes: after a bare addr-spec element() looks for a '<' before the next ',', and for
+  // "a@b a@b ... a@b <x@y>" that '<' is at the end while the next element starts just after
+  // the addr-spec.
+  size_t nextSpecial(char c) {
+    tick();
+    Ahead& a = ahead_[kLookahead.find(c)];
+    if (!a.known || i_ < a.from || i_ > a.at) {  // i_ < a.from never happens; start afresh
+      size_t k = i_;
+      while (k < t_.size() && t_[k].special() != c) {
+        tick();
+        ++k;
+      }
+      a = Ahead{true, i_, k};
+    }
+    return a.at;
   }
 
   // One mailbox or group, starting at i_.
@@ -192,6 +225,7 @@ class Parser {
     out_.push_back(std::move(g));
     i_ = colon + 1;
     while (i_ < t_.size()) {
+      tick();
       if (isSpecial(';')) {
         ++i_;
         break;
@@ -209,6 +243,7 @@ class Parser {
   std::string domain() {
     std::string d;
     while (i_ < t_.size()) {
+      tick();
       const Token& t = t_[i_];
       if (t.kind == Tok::kComment) {
         ++i_;
@@ -248,11 +283,11 @@ class Parser {
     if (!phrase.empty()) name = phrase;
     // obs-route: "@a,@b:" before the addr-spec.
     std::optional<std::string> adl;
-    size_t colon = i_;
-    while (colon < t_.size() && t_[colon].special() != ':' && t_[colon].special() != '>') ++colon;
+    size_t colon = scanTo(":>");
     if (isSpecial('@') && colon < t_.size() && t_[colon].special() == ':') {
       std::string route;
       while (i_ < colon) {
+        tick();
         if (isSpecial('@')) {
           ++i_;
           std::string d = domain();
@@ -284,9 +319,20 @@ class Parser {
     out_.push_back(std::move(a));
   }
 
+  // The specials scanTo() looks for, and for each the last answer of nextSpecial(): no such
+  // special in [from, at), and t_[at] is one (or at is t_.size()).
+  static constexpr std::string_view kLookahead = "<>@:,;";
+  struct Ahead {
+    bool known = false;
+    size_t from = 0;
+    size_t at = 0;
+  };
+
   std::vector<Token> t_;
   size_t i_ = 0;
   std::vector<Address> out_;
+  std::array<Ahead, kLookahead.size()> ahead_{};
+  mutable size_t steps_ = 0;  // counted by the const helpers too
 };
 
 }  // namespace
@@ -296,7 +342,15 @@ bool operator==(const Address& a, const Address& b) {
 }
 
 std::vector<Address> parseAddressList(std::string_view value) {
-  return Parser(tokenize(value)).run();
+  return parseAddressList(value, nullptr);
+}
+
+std::vector<Address> parseAddressList(std::string_view value, size_t* steps) {
+  Parser p(tokenize(value));
+  std::vector<Address> out = p.run();
+  // The tokenizer's lexer only moves forward: one step a byte.
+  if (steps != nullptr) *steps = value.size() + p.steps();
+  return out;
 }
 
 }  // namespace darius::mime
