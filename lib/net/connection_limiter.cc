@@ -91,6 +91,7 @@ void ConnectionLimiter::release(uint64_t id) {
 }
 
 void ConnectionLimiter::markAuthenticated(uint64_t id) {
+  Evictor dropped;  // destroyed after the lock is released, like every evictor
   std::lock_guard lock(mu_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
@@ -105,6 +106,7 @@ void ConnectionLimiter::markAuthenticated(uint64_t id) {
     ++total_;
     ++hosts_[e.host].count;
   }
+  dropped = std::move(e.evict);
   e.evict = nullptr;
 }
 

@@ -23,7 +23,8 @@
 // Ownership: the limiter must outlive its tickets. Thread-safety: every member, and every
 // Ticket operation, may be called from any thread (one mutex). An evictor is called with the
 // mutex released, on the thread of the tryAcquire that chose its connection; it should only
-// hand the close over to the victim's own strand.
+// hand the close over to the victim's own strand. It is destroyed with the mutex released too
+// (what it holds may take locks as it goes).
 #pragma once
 
 #include <cstddef>

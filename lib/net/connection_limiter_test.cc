@@ -6,11 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 namespace darius::net {
 namespace {
+
+using namespace std::chrono_literals;
 
 // Evictors that record which connections were chosen, by name.
 class Evictions {
@@ -170,6 +176,36 @@ TEST(ConnectionLimiter, EvictorsRunOutsideTheLock) {
   ASSERT_TRUE(a1);
   ASSERT_TRUE(lim.tryAcquire("a"));
   EXPECT_EQ(seen, 1u);  // the newcomer's slot
+}
+
+// Gives an evictor that, when its last copy goes, asks the limiter from another thread and
+// records whether the answer came (within a generous 5 s): that is, whether the evictor was
+// destroyed with the lock released, as it must be, for what it holds (a Connection's last
+// reference) may take locks as it goes.
+struct LockProbe {
+  explicit LockProbe(ConnectionLimiter& l) : lim(l) {}
+  ConnectionLimiter::Evictor evictor() {
+    std::shared_ptr<void> token(nullptr, [this](void*) {
+      asked = std::async(std::launch::async, [this] { return lim.active(); });
+      lock_was_free = asked.wait_for(5s) == std::future_status::ready;
+    });
+    return [token] {};
+  }
+  ConnectionLimiter& lim;
+  std::future<size_t> asked;  // waited for at destruction, once the lock is free
+  std::optional<bool> lock_was_free;
+};
+
+TEST(ConnectionLimiter, EvictorsAreDestroyedOutsideTheLock) {
+  ConnectionLimiter lim(100, 2);
+  LockProbe at_login(lim), at_release(lim);
+  auto a1 = lim.tryAcquire("a", at_login.evictor());
+  auto a2 = lim.tryAcquire("a", at_release.evictor());
+  ASSERT_TRUE(a1 && a2);
+  a1->markAuthenticated();  // a1's evictor is no longer needed
+  a2.reset();
+  EXPECT_EQ(at_login.lock_was_free, true);
+  EXPECT_EQ(at_release.lock_was_free, true);
 }
 
 TEST(ConnectionLimiter, ConcurrentAcquireLoginAndRelease) {
