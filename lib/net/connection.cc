@@ -45,12 +45,20 @@ void Connection::setDeadline(std::chrono::milliseconds after) {
 // completion to post) and, when it was the earliest, reprograms the reactor's timerfd and
 // interrupts the thread in epoll_wait: a few system calls and a thread wake-up per LMTP
 // command. Now the timer is started once per timeout period, or when a wait needs an
-// earlier wake-up than the one pending (a deadline, a shorter timeout).
+// earlier wake-up than the one pending (a deadline, a shorter timeout, an eviction).
 void Connection::armTimer() {
-  if (timeout_.count() <= 0 && !deadline_) return;
-  auto when = timeout_.count() > 0 ? std::chrono::steady_clock::now() + timeout_
-                                   : std::chrono::steady_clock::time_point::max();
-  if (deadline_ && *deadline_ < when) when = *deadline_;
+  waiting_ = true;
+  wait_deadline_.reset();
+  std::optional<std::chrono::steady_clock::time_point> when;
+  if (timeout_.count() > 0) when = std::chrono::steady_clock::now() + timeout_;
+  for (const auto& d : {deadline_, goodbye_deadline_}) {
+    if (d && (!when || *d < *when)) when = d;
+  }
+  if (when) endWaitBy(*when);
+}
+
+void Connection::endWaitBy(std::chrono::steady_clock::time_point when) {
+  if (wait_deadline_ && *wait_deadline_ <= when) return;
   wait_deadline_ = when;
   if (timer_pending_ && timer_expiry_ <= when) return;  // it wakes up early enough to check
   startTimer(when);
@@ -70,16 +78,26 @@ void Connection::startTimer(std::chrono::steady_clock::time_point when) {
 void Connection::onTimer() {
   timer_pending_ = false;
   if (!wait_deadline_) return;  // nothing waits now: the next wait starts the timer again
-  if (std::chrono::steady_clock::now() >= *wait_deadline_) {
-    timed_out_ = true;
-    std::error_code ignore;
-    lowest().cancel(ignore);
+  const auto now = std::chrono::steady_clock::now();
+  if (now < *wait_deadline_) {
+    startTimer(*wait_deadline_);  // the wait began after the timer was started
     return;
   }
-  startTimer(*wait_deadline_);  // the wait began after the timer was started
+  if (goodbye_deadline_ && now >= *goodbye_deadline_) {
+    // Evicted, and the goodbye (or the reply before it) is still not through: the client
+    // does not read. Its slot is already the newcomer's; the socket goes too.
+    abort();
+    return;
+  }
+  timed_out_ = true;
+  std::error_code ignore;
+  lowest().cancel(ignore);
 }
 
-void Connection::disarmTimer() { wait_deadline_.reset(); }
+void Connection::disarmTimer() {
+  waiting_ = false;
+  wait_deadline_.reset();
+}
 
 Status Connection::readError(const std::error_code& ec) const {
   if (timed_out_) return Status::temporary("inactivity timeout");
@@ -252,6 +270,15 @@ void Connection::close() {
   ticket_.reset();  // the slot is free once the socket is
 }
 
+void Connection::abort() {
+  if (closed_) return;
+  std::error_code ignore;
+  // Linger 0: close() sends an RST and drops the unsent output at once, rather than leaving
+  // an orphaned socket with a FIN queued behind data the client will never read.
+  lowest().set_option(asio::socket_base::linger(true, 0), ignore);
+  close();  // the wait in progress completes with operation_aborted
+}
+
 void Connection::requestShutdown() {
   shutdown_.store(true);
   std::weak_ptr<Connection> weak = weak_from_this();
@@ -268,20 +295,26 @@ void Connection::markAuthenticated() {
   if (authenticated_) return;
   authenticated_ = true;
   // An eviction decided before the login completed is void: the session stays (the limiter
-  // counts it again, see connection_limiter.h).
+  // counts it again, see connection_limiter.h), with no goodbye deadline.
   evicted_ = false;
+  goodbye_deadline_.reset();
   if (ticket_) ticket_->markAuthenticated();
 }
 
-void Connection::requestEviction() {
+void Connection::requestEviction(std::chrono::milliseconds goodbye) {
   std::weak_ptr<Connection> weak = weak_from_this();
-  asio::post(executor_, [weak] {
+  asio::post(executor_, [weak, goodbye] {
     auto self = weak.lock();
     if (!self || self->closed_ || self->authenticated_) return;
     self->evicted_ = true;
+    self->goodbye_deadline_ = std::chrono::steady_clock::now() + goodbye;
     if (self->waiting_for_peer_) {
       std::error_code ignore;
       self->lowest().cancel(ignore);
+    } else if (self->waiting_) {
+      // A write in progress (or the TLS close_notify): a client that stops reading blocks
+      // it for as long as it likes, so it gets only the goodbye's time (onTimer).
+      self->endWaitBy(*self->goodbye_deadline_);
     }
   });
 }

@@ -3,7 +3,8 @@
 // bounded line/literal reads (LineReader), buffered writes, an inactivity timeout, a
 // cooperative shutdown that interrupts only a session that waits for its next command, and
 // its slot under the connection limits (ConnectionLimiter), which it may be asked to give up
-// while it has not authenticated (eviction, see requestEviction).
+// while it has not authenticated (eviction, see requestEviction): then it gets a bounded time
+// to say goodbye, after which the socket is reset.
 //
 // Ownership: held by shared_ptr (the timeout timer's callback and the limiter's evictor keep
 // weak_ptrs). The session coroutine owns the only strong reference while it runs. The
@@ -30,6 +31,10 @@
 namespace darius::net {
 
 using Socket = asio::generic::stream_protocol::socket;
+
+// How long an evicted connection may take to say goodbye (see requestEviction); the server's
+// is ServerHostOptions::eviction_goodbye.
+inline constexpr std::chrono::milliseconds kDefaultEvictionGoodbye{2000};
 
 struct PeerInfo {
   std::string host;      // "127.0.0.1", "::1", or "unix" for a unix socket
@@ -85,15 +90,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void holdSlot(ConnectionLimiter::Ticket ticket) { ticket_.emplace(std::move(ticket)); }
   // The session authenticated (IMAP LOGIN/AUTHENTICATE, POP3 entering TRANSACTION): the
   // limiter never chooses it to make room from now on, and an eviction that is still on its
-  // way is void (an authenticated session is never closed for a limit).
+  // way, or has come but not yet closed the socket, is void (an authenticated session is
+  // never closed for a limit).
   void markAuthenticated();
-  bool authenticated() const { return authenticated_; }
   // Asks the connection to go away to make room for a newcomer (the limiter's evictor). On the
   // strand, unless it has authenticated meanwhile: it is marked evicted and a wait for the
   // peer (a read, the TLS handshake) is cancelled, so the session ends promptly with its
-  // goodbye (IMAP "* BYE", POP3 "-ERR"). Writes, and work in progress such as a password
-  // check, are not interrupted: the session notices at its next read.
-  void requestEviction();
+  // goodbye (IMAP "* BYE", POP3 "-ERR"). Its slot has gone to the newcomer, so the socket
+  // must not outlive the eviction for long: every wait from now on, and a write in progress
+  // (a client that stopped reading), ends within `goodbye`, and then the socket is reset and
+  // closed (an RST: what the client did not read is dropped). Work in progress without I/O,
+  // such as a password check, is not interrupted: a login that completes wins.
+  void requestEviction(std::chrono::milliseconds goodbye);
   bool evicted() const { return evicted_; }
 
   // Runs f (CPU-heavy or blocking work: password hashing) on the host's blocking pool and
@@ -126,12 +134,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   Socket& lowest() { return tls_stream_ ? tls_stream_->next_layer() : socket_; }
   asio::awaitable<base::Status> fill();
-  // armTimer(): the I/O wait that follows times out after timeout_ or at deadline_;
-  // disarmTimer(): it has ended. The timer itself is lazy (connection.cc).
+  // armTimer(): the I/O wait that follows times out after timeout_, or at deadline_ or
+  // goodbye_deadline_ if earlier; disarmTimer(): it has ended. endWaitBy(): the wait in
+  // progress ends at `when` at the latest. The timer itself is lazy (connection.cc).
   void armTimer();
   void disarmTimer();
+  void endWaitBy(std::chrono::steady_clock::time_point when);
   void startTimer(std::chrono::steady_clock::time_point when);
   void onTimer();
+  // Closes with a reset instead of a FIN behind unsent data (an evicted peer that stopped
+  // reading would otherwise keep the kernel's socket alive).
+  void abort();
   base::Status readError(const std::error_code& ec) const;
 
   asio::any_io_executor executor_;
@@ -144,8 +157,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer timer_;
   std::chrono::milliseconds timeout_{0};
   std::optional<std::chrono::steady_clock::time_point> deadline_;
-  // When the I/O in progress times out; none between waits.
+  // Set by an eviction: past it, the socket is reset (requestEviction). Kept apart from
+  // deadline_ so that a session's setDeadline() cannot extend it.
+  std::optional<std::chrono::steady_clock::time_point> goodbye_deadline_;
+  // When the I/O in progress times out; none between waits, or when nothing bounds it.
   std::optional<std::chrono::steady_clock::time_point> wait_deadline_;
+  // An I/O wait is in progress (between armTimer and disarmTimer).
+  bool waiting_ = false;
   bool timer_pending_ = false;  // timer_ will fire at timer_expiry_
   std::chrono::steady_clock::time_point timer_expiry_;
   bool timed_out_ = false;

@@ -13,7 +13,8 @@
 // make room until markAuthenticated(); one acquired without never is (LMTP: its client never
 // logs in, and RFC 5321 §3.8 lets a server close only after QUIT, a 421 or a timeout). The
 // evicted connection's slot goes to the newcomer at once; the evicted connection itself
-// lingers only as long as its goodbye takes.
+// lingers only as long as its goodbye takes, and at most ServerHostOptions::eviction_goodbye,
+// after which Connection resets it (a client that stops reading cannot hold the socket).
 //
 // Eviction and authentication can race: a victim's login may complete while the eviction is
 // on its way to the victim's strand. Authentication wins: markAuthenticated() on an evicted

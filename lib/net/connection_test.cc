@@ -1,12 +1,14 @@
 // Real sockets on loopback: a tiny line service behind ServerHost, driven by blocking
 // Asio clients on another thread.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "lib/net/server_host.h"
@@ -16,9 +18,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Echo service: "STARTTLS" upgrades, "LIT n" reads an n-byte literal, "LOGIN" marks the
-// connection authenticated, "QUIT" ends, anything else is echoed back; reports the TLS
-// binding type on "CB". Says "BYE evicted" when closed to make room for a newcomer.
+// Echo service: "STARTTLS" upgrades, "LIT n" reads an n-byte literal (after "+ go", as IMAP
+// acknowledges a synchronizing literal, when n is within the limit), "BIG n" replies with n
+// bytes (a reply larger than its command, like a FETCH), "LOGIN" marks the connection
+// authenticated ("GATED LOGIN" once login_gate is ready), "QUIT" ends, anything else is
+// echoed back; reports the TLS binding type on "CB". Says "BYE evicted" when closed to make
+// room for a newcomer.
 class EchoService : public Service {
  public:
   std::string_view name() const override { return "echo"; }
@@ -59,7 +64,13 @@ class EchoService : public Service {
         }
         continue;
       }
-      if (*line == "LOGIN") {
+      if (*line == "LOGIN" || *line == "GATED LOGIN") {
+        if (*line == "GATED LOGIN") {
+          // A password check the test lets finish when it likes (at most 10 s).
+          c->write("+ checking\r\n");
+          if (!(co_await c->flush()).isOk()) co_return;
+          co_await c->offload([this] { return login_gate.wait_for(10s); });
+        }
         c->markAuthenticated();
         c->write("LOGGED IN\r\n");
       } else if (*line == "OFFLOAD") {
@@ -71,10 +82,17 @@ class EchoService : public Service {
       } else if (line->rfind("DEADLINE ", 0) == 0) {
         c->setDeadline(std::chrono::milliseconds(std::stoll(line->substr(9))));
         c->write("ECHO " + *line + "\r\n");
+      } else if (line->rfind("BIG ", 0) == 0) {
+        c->write(std::string(std::stoull(line->substr(4)), 'x') + "\r\n");
       } else if (*line == "CB") {
         c->write(c->channelBinding().type + "\r\n");
       } else if (line->rfind("LIT ", 0) == 0) {
-        auto bytes = co_await c->readBytes(std::stoull(line->substr(4)));
+        const uint64_t n = std::stoull(line->substr(4));
+        if (n <= limits().max_literal) {
+          c->write("+ go\r\n");
+          if (!(co_await c->flush()).isOk()) co_return;
+        }
+        auto bytes = co_await c->readBytes(n);
         c->write(bytes.ok() ? "GOT " + *bytes + "\r\n" : "ERR " + bytes.status().toString() + "\r\n");
       } else {
         c->write("ECHO " + *line + "\r\n");
@@ -87,6 +105,7 @@ class EchoService : public Service {
   std::chrono::milliseconds deadline{0};
   bool evictable = true;
   std::string last_error;
+  std::shared_future<void> login_gate;
 };
 
 class NetTest : public ::testing::Test {
@@ -112,7 +131,7 @@ class NetTest : public ::testing::Test {
   void start(size_t max_total = 100, size_t max_per_host = 100) {
     host_ = std::make_unique<ServerHost>(ServerHostOptions{
         .threads = 2, .shutdown_timeout = 2s, .max_connections = max_total,
-        .max_connections_per_host = max_per_host});
+        .max_connections_per_host = max_per_host, .eviction_goodbye = 1s});
     config::ListenAddress a;
     a.host = "127.0.0.1";
     ASSERT_TRUE(host_->addListener(a, service_, tls_, false).isOk());
@@ -121,6 +140,12 @@ class NetTest : public ::testing::Test {
     plain_port_ = static_cast<uint16_t>(std::stoi(b[0].address.substr(b[0].address.rfind(':') + 1)));
     tls_port_ = static_cast<uint16_t>(std::stoi(b[1].address.substr(b[1].address.rfind(':') + 1)));
     thread_ = std::thread([this] { host_->run(); });
+  }
+
+  // Whether the server reports n connections of the echo service evicted.
+  bool evictedMetricIs(int n) {
+    std::string row = "darius_connections_evicted_total{service=\"echo\"} " + std::to_string(n);
+    return host_->metrics().render().find(row + "\n") != std::string::npos;
   }
 
   std::string dir_;
@@ -161,6 +186,60 @@ asio::ip::tcp::endpoint local(uint16_t port) {
   return {asio::ip::make_address("127.0.0.1"), port};
 }
 
+// A blocking plain-TCP client of the echo service, for the connection-limit tests.
+struct Client {
+  Client(asio::io_context& io, uint16_t port) : socket(io) { socket.connect(local(port)); }
+  std::string line() { return readLine(socket, buf); }
+  void send(const std::string& bytes) { asio::write(socket, asio::buffer(bytes)); }
+  // Sends one command; returns the first line of the reply.
+  std::string ask(const std::string& command) {
+    send(command + "\r\n");
+    return line();
+  }
+
+  asio::ip::tcp::socket socket;
+  asio::streambuf buf;
+};
+
+// Sends `command` over and over without reading a reply, until the server has taken nothing
+// for half a second: its replies filled both socket buffers, so it is stuck writing one and
+// reads no further. False if that does not happen within 30 s.
+bool pipelineUntilTheServerStopsReading(asio::ip::tcp::socket& s, const std::string& command) {
+  std::string chunk;
+  while (chunk.size() < 64 * 1024) chunk += command;
+  s.non_blocking(true);
+  size_t at = 0;  // into chunk, so that the stream stays whole commands
+  auto last_progress = std::chrono::steady_clock::now();
+  const auto give_up = last_progress + 30s;
+  while (std::chrono::steady_clock::now() < give_up) {
+    std::error_code ec;
+    size_t n = s.write_some(asio::buffer(chunk.data() + at, chunk.size() - at), ec);
+    if (ec && ec != asio::error::would_block) return false;
+    if (n > 0) {
+      at = (at + n) % chunk.size();
+      last_progress = std::chrono::steady_clock::now();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() - last_progress > 500ms) {
+      s.non_blocking(false);
+      return true;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// Whether the peer resets the connection within `limit`, observed without reading (poll
+// reports POLLHUP/POLLERR whatever events are asked for).
+bool resetWithin(asio::ip::tcp::socket& s, std::chrono::milliseconds limit) {
+  pollfd p{.fd = s.native_handle(), .events = 0, .revents = 0};
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (::poll(&p, 1, 100) > 0 && (p.revents & (POLLHUP | POLLERR))) return true;
+  }
+  return false;
+}
+
 TEST_F(NetTest, PlainLinesLiteralsAndOverlongLines) {
   start();
   asio::io_context io;
@@ -171,6 +250,7 @@ TEST_F(NetTest, PlainLinesLiteralsAndOverlongLines) {
   asio::write(s, asio::buffer(std::string("one\r\ntwo\nLIT 5\r\nab\r\ncQUIT?\r\n")));
   EXPECT_EQ(readLine(s, buf), "ECHO one");
   EXPECT_EQ(readLine(s, buf), "ECHO two");
+  EXPECT_EQ(readLine(s, buf), "+ go");
   EXPECT_EQ(readLine(s, buf), "GOT ab");  // the literal held a CRLF: it comes back as 2 lines
   EXPECT_EQ(readLine(s, buf), "c");
   EXPECT_EQ(readLine(s, buf), "ECHO QUIT?");
@@ -233,17 +313,13 @@ TEST_F(NetTest, StartTlsRefusesPipelinedPlaintext) {
 TEST_F(NetTest, PerHostLimitRefusesWithMessage) {
   start(100, 1);
   asio::io_context io;
-  asio::ip::tcp::socket a(io), b(io);
-  a.connect(local(plain_port_));
-  asio::streambuf ba, bb;
-  EXPECT_EQ(readLine(a, ba), "HELLO");
-  asio::write(a, asio::buffer(std::string("LOGIN\r\n")));
-  EXPECT_EQ(readLine(a, ba), "LOGGED IN");
-  b.connect(local(plain_port_));
-  EXPECT_EQ(readLine(b, bb), "BUSY");
-  EXPECT_EQ(readLine(b, bb), "<End of file>");
-  asio::write(a, asio::buffer(std::string("still here\r\n")));
-  EXPECT_EQ(readLine(a, ba), "ECHO still here");
+  Client a(io, plain_port_);
+  EXPECT_EQ(a.line(), "HELLO");
+  EXPECT_EQ(a.ask("LOGIN"), "LOGGED IN");
+  Client b(io, plain_port_);
+  EXPECT_EQ(b.line(), "BUSY");
+  EXPECT_EQ(b.line(), "<End of file>");
+  EXPECT_EQ(a.ask("still here"), "ECHO still here");
 }
 
 // Issue 16: at the limit, the oldest connection that has not logged in says goodbye and
@@ -251,26 +327,38 @@ TEST_F(NetTest, PerHostLimitRefusesWithMessage) {
 TEST_F(NetTest, PerHostLimitClosesTheOldestConnectionNotLoggedIn) {
   start(100, 3);
   asio::io_context io;
-  asio::ip::tcp::socket in(io), idle1(io), idle2(io), next(io);
-  asio::streambuf b0, b1, b2, b3;
-  in.connect(local(plain_port_));
-  EXPECT_EQ(readLine(in, b0), "HELLO");
-  asio::write(in, asio::buffer(std::string("LOGIN\r\n")));
-  EXPECT_EQ(readLine(in, b0), "LOGGED IN");
-  idle1.connect(local(plain_port_));
-  EXPECT_EQ(readLine(idle1, b1), "HELLO");
-  idle2.connect(local(plain_port_));
-  EXPECT_EQ(readLine(idle2, b2), "HELLO");
-  next.connect(local(plain_port_));
-  EXPECT_EQ(readLine(next, b3), "HELLO");
-  EXPECT_EQ(readLine(idle1, b1), "BYE evicted");
-  EXPECT_EQ(readLine(idle1, b1), "<End of file>");
-  for (auto* s : {&in, &idle2, &next}) {
-    asio::write(*s, asio::buffer(std::string("ping\r\n")));
-  }
-  EXPECT_EQ(readLine(in, b0), "ECHO ping");
-  EXPECT_EQ(readLine(idle2, b2), "ECHO ping");
-  EXPECT_EQ(readLine(next, b3), "ECHO ping");
+  Client in(io, plain_port_);
+  EXPECT_EQ(in.line(), "HELLO");
+  EXPECT_EQ(in.ask("LOGIN"), "LOGGED IN");
+  Client idle1(io, plain_port_);
+  EXPECT_EQ(idle1.line(), "HELLO");
+  Client idle2(io, plain_port_);
+  EXPECT_EQ(idle2.line(), "HELLO");
+  Client next(io, plain_port_);
+  EXPECT_EQ(next.line(), "HELLO");
+  EXPECT_EQ(idle1.line(), "BYE evicted");
+  EXPECT_EQ(idle1.line(), "<End of file>");
+  for (Client* c : {&in, &idle2, &next}) EXPECT_EQ(c->ask("ping"), "ECHO ping");
+  EXPECT_TRUE(evictedMetricIs(1)) << host_->metrics().render();
+}
+
+// A login that completes after its connection was chosen to make room wins: the connection
+// stays (the host is over its limit by one), and the metric does not count it as evicted.
+TEST_F(NetTest, ALoginThatOvertakesAnEvictionKeepsTheConnection) {
+  std::promise<void> gate;
+  service_.login_gate = gate.get_future().share();
+  start(100, 1);
+  asio::io_context io;
+  Client a(io, plain_port_);
+  EXPECT_EQ(a.line(), "HELLO");
+  EXPECT_EQ(a.ask("GATED LOGIN"), "+ checking");  // a is in its password check
+  Client b(io, plain_port_);
+  EXPECT_EQ(b.line(), "HELLO");  // a was chosen before b was greeted
+  gate.set_value();
+  EXPECT_EQ(a.line(), "LOGGED IN");
+  EXPECT_EQ(a.ask("ping"), "ECHO ping");
+  EXPECT_EQ(b.ask("ping"), "ECHO ping");
+  EXPECT_TRUE(evictedMetricIs(0)) << host_->metrics().render();
 }
 
 // A client in the middle of a command (here a literal) is not waiting between commands;
@@ -278,17 +366,35 @@ TEST_F(NetTest, PerHostLimitClosesTheOldestConnectionNotLoggedIn) {
 TEST_F(NetTest, EvictionInterruptsAReadInsideACommand) {
   start(100, 1);
   asio::io_context io;
-  asio::ip::tcp::socket a(io), b(io);
-  asio::streambuf ba, bb;
-  a.connect(local(plain_port_));
-  EXPECT_EQ(readLine(a, ba), "HELLO");
-  asio::write(a, asio::buffer(std::string("LIT 100\r\nabc")));  // and then nothing
-  b.connect(local(plain_port_));
-  EXPECT_EQ(readLine(b, bb), "HELLO");
-  EXPECT_EQ(readLine(a, ba), "ERR temporary: closed to make room for a newer connection "
-                             "(connection limit)");
-  EXPECT_EQ(readLine(a, ba), "BYE evicted");
-  EXPECT_EQ(readLine(a, ba), "<End of file>");
+  Client a(io, plain_port_);
+  EXPECT_EQ(a.line(), "HELLO");
+  // After "+ go" the session is inside the command: its next read is the literal's.
+  EXPECT_EQ(a.ask("LIT 100"), "+ go");
+  a.send("abc");  // and then nothing
+  Client b(io, plain_port_);
+  EXPECT_EQ(b.line(), "HELLO");
+  EXPECT_EQ(a.line(), "ERR temporary: closed to make room for a newer connection "
+                      "(connection limit)");
+  EXPECT_EQ(a.line(), "BYE evicted");
+  EXPECT_EQ(a.line(), "<End of file>");
+}
+
+// A client that stops reading cannot keep an evicted connection open: the reply the session
+// is blocked writing, and then its goodbye, get eviction_goodbye (1 s here) between them, then
+// the socket is reset. Before, the slot went to the newcomer but the socket stayed until the
+// inactivity timeout (a minute here), so the limits no longer bounded open sockets.
+TEST_F(NetTest, EvictionClosesAConnectionWhoseClientStoppedReading) {
+  service_.timeout = 60s;
+  start(100, 1);
+  asio::io_context io;
+  Client a(io, plain_port_);
+  EXPECT_EQ(a.line(), "HELLO");
+  ASSERT_TRUE(pipelineUntilTheServerStopsReading(a.socket, "BIG 60000\r\n"));
+  Client b(io, plain_port_);
+  EXPECT_EQ(b.line(), "HELLO");
+  // a reads nothing, so its receive window stays shut: only a reset (RST) can reach it.
+  EXPECT_TRUE(resetWithin(a.socket, 10s)) << "the evicted connection is still open";
+  EXPECT_EQ(b.ask("ping"), "ECHO ping");
 }
 
 // A service whose connections must not be cut off (LMTP) keeps them; newcomers are refused.
@@ -296,14 +402,11 @@ TEST_F(NetTest, ConnectionsOfANonEvictableServiceAreKept) {
   service_.evictable = false;
   start(100, 1);
   asio::io_context io;
-  asio::ip::tcp::socket a(io), b(io);
-  asio::streambuf ba, bb;
-  a.connect(local(plain_port_));
-  EXPECT_EQ(readLine(a, ba), "HELLO");
-  b.connect(local(plain_port_));
-  EXPECT_EQ(readLine(b, bb), "BUSY");
-  asio::write(a, asio::buffer(std::string("ping\r\n")));
-  EXPECT_EQ(readLine(a, ba), "ECHO ping");
+  Client a(io, plain_port_);
+  EXPECT_EQ(a.line(), "HELLO");
+  Client b(io, plain_port_);
+  EXPECT_EQ(b.line(), "BUSY");
+  EXPECT_EQ(a.ask("ping"), "ECHO ping");
 }
 
 // max_connections applies the same policy, and over implicit TLS the goodbye goes out too.
@@ -314,16 +417,14 @@ TEST_F(NetTest, TotalLimitClosesTheOldestNotLoggedInOverTls) {
   asio::ssl::stream<asio::ip::tcp::socket> old(io, ctx);
   old.next_layer().connect(local(tls_port_));
   old.handshake(asio::ssl::stream_base::client);
-  asio::streambuf bo, bm, bn;
+  asio::streambuf bo;
   EXPECT_EQ(readLine(old, bo), "HELLO");
-  asio::ip::tcp::socket mid(io), last(io);
-  mid.connect(local(plain_port_));
-  EXPECT_EQ(readLine(mid, bm), "HELLO");
-  last.connect(local(plain_port_));
-  EXPECT_EQ(readLine(last, bn), "HELLO");
+  Client mid(io, plain_port_);
+  EXPECT_EQ(mid.line(), "HELLO");
+  Client last(io, plain_port_);
+  EXPECT_EQ(last.line(), "HELLO");
   EXPECT_EQ(readLine(old, bo), "BYE evicted");
-  asio::write(mid, asio::buffer(std::string("ping\r\n")));
-  EXPECT_EQ(readLine(mid, bm), "ECHO ping");
+  EXPECT_EQ(mid.ask("ping"), "ECHO ping");
 }
 
 TEST_F(NetTest, InactivityTimeoutClosesTheConnection) {

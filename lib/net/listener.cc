@@ -79,7 +79,7 @@ Listener::Listener(asio::io_context& io, Service& service, TlsContextPtr tls, bo
   evicted_ = &deps.metrics->counter(
       "darius_connections_evicted_total",
       "Connections closed before login to make room for a newer one (a connection limit), "
-      "per service.",
+      "per service; not those whose login completed first.",
       l);
   active_ = &deps.metrics->gauge("darius_connections_active", "Open connections, per service.", l);
 }
@@ -180,14 +180,14 @@ asio::awaitable<void> Listener::runSession(Socket socket) {
   // How the limiter closes this connection if it has to make room while it has not logged in.
   ConnectionLimiter::Evictor evict;
   if (service_.evictableBeforeLogin()) {
-    evict = [weak = std::weak_ptr<Connection>(conn), name = service_.name(), counter = evicted_] {
+    evict = [weak = std::weak_ptr<Connection>(conn), name = service_.name(),
+             goodbye = deps_.eviction_goodbye] {
       auto c = weak.lock();
       if (!c) return;  // ended meanwhile: its slot is free anyway
-      ++*counter;
       log::notice("{}: connection limit reached: closing the connection from {}, which has "
                   "not logged in, to make room",
                   name, c->peer().address);
-      c->requestEviction();
+      c->requestEviction(goodbye);
     };
   }
   auto ticket = deps_.limiter->tryAcquire(peer.host, std::move(evict));
@@ -226,6 +226,8 @@ asio::awaitable<void> Listener::runSession(Socket socket) {
                  e.what());
     }
   }
+  // Counted here, not by the evictor: a login that completes first voids an eviction.
+  if (conn->evicted()) ++*evicted_;
   co_await conn->gracefulClose();
   deps_.registry->remove(id);
   --*active_;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,6 +41,7 @@ struct ListenerDeps {
   Metrics* metrics;
   ConnectionRegistry* registry;
   asio::thread_pool* blocking = nullptr;  // for Connection::offload
+  std::chrono::milliseconds eviction_goodbye = kDefaultEvictionGoodbye;
 };
 
 class Listener {

@@ -32,8 +32,9 @@ ServerHost::~ServerHost() = default;
 
 Status ServerHost::addListener(const config::ListenAddress& address, Service& service,
                                TlsContextPtr tls, bool implicit_tls) {
-  auto l = Listener::bind(io_, address, service, std::move(tls), implicit_tls,
-                          ListenerDeps{&limiter_, &metrics_, &registry_, &blocking_});
+  auto l = Listener::bind(
+      io_, address, service, std::move(tls), implicit_tls,
+      ListenerDeps{&limiter_, &metrics_, &registry_, &blocking_, options_.eviction_goodbye});
   if (!l.ok()) return l.status();
   listeners_.push_back(std::move(*l));
   return Status::ok();

@@ -32,6 +32,10 @@ struct ServerHostOptions {
   std::chrono::milliseconds shutdown_timeout{10000};
   size_t max_connections = 10000;
   size_t max_connections_per_host = 200;
+  // How long a connection closed to make room for a newcomer (see ConnectionLimiter) may take
+  // to say goodbye before its socket is reset: its slot is the newcomer's at once, so without
+  // this bound a client that stops reading would keep the socket open past the limits.
+  std::chrono::milliseconds eviction_goodbye = kDefaultEvictionGoodbye;
 };
 
 class ServerHost {
