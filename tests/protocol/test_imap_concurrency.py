@@ -11,11 +11,18 @@ untagged response is checked against it:
 - a FETCH names a message the view has, with the UID the view already knew for that number,
   and UIDs ascend with sequence numbers (§2.3.1.1);
 - a keyword shows in a FETCH only after a FLAGS response listed it (§7.3.5; RFC 3501 §7.2.6);
-- a message is \\Recent to at most one read-write session, ever (RFC 3501 §2.3.2), including
-  the sessions that select while deliveries arrive; EXAMINE only looks.
+- a message is \\Recent to exactly one read-write session (RFC 3501 §2.3.2), including the
+  sessions that select while deliveries arrive; EXAMINE only looks. Each session asks
+  UID SEARCH RECENT after SELECT and again before LOGOUT, until no new message arrived in
+  between, so every claim is known; at the end a last SELECT claims what is left, and every
+  message still there must have been recent to someone.
 
-The test also checks that each kind of event happened (deliveries, expunges, new keywords,
-recent claims), so a run that did nothing cannot pass.
+Two watcher sessions stay selected the whole time (reading, storing, expunging, taking
+deliveries); at the end their flags for every message must equal what a fresh session sees,
+so a keyword that a long-lived session never learnt is found too.
+
+The test also checks that each kind of event happened (deliveries, expunges, keywords
+announced in the middle of a session, recent claims), so a run that did nothing cannot pass.
 """
 import os
 import random
@@ -106,7 +113,8 @@ class SessionModel:
                 self.shared.count("expunges seen")
         elif m := re.match(rb"^\* FLAGS \((.*)\)$", line):
             self.keywords = {f.lower() for f in m.group(1).split() if not f.startswith(b"\\")}
-            self.shared.count("FLAGS responses")
+            if command.split(" ", 1)[0].upper() not in ("SELECT", "EXAMINE"):
+                self.shared.count("keywords announced mid-session")
         elif m := FETCH_RE.match(line):
             self.fetch(int(m.group(1)), m.group(2))
         elif line.startswith(b"* SEARCH") and command.upper().startswith("UID SEARCH RECENT"):
@@ -167,24 +175,51 @@ class Client:
             self.shared.violation("bad", f"connection {self.conn}: {command!r} answered {tagged!r}")
         return status, untagged
 
-    def session(self, deadline):
-        rng = self.rng
+    def open(self, examine):
         status, _ = self.run(f'LOGIN "{USER}" "{PASSWORD}"')
         if status != b"OK":
             self.shared.violation("login", f"LOGIN failed: {status!r}")
-            return
-        examine = rng.random() < 0.15
+            return False
         self.model = SessionModel(self.conn, self.shared, read_write=not examine)
         status, _ = self.run("EXAMINE INBOX" if examine else "SELECT INBOX")
         if status != b"OK":
             self.shared.violation("select", f"connection {self.conn}: SELECT failed")
+            return False
+        self.learn_recent()
+        return True
+
+    def learn_recent(self):
+        """UID SEARCH RECENT until no new message arrived with the answer: a session claims
+        \\Recent only for new messages, and every new one comes with an EXISTS, so once an
+        answer brings none, the result holds every message this session has claimed."""
+        for _ in range(50):
+            _, untagged = self.run("UID SEARCH RECENT")
+            if not any(re.match(rb"^\* \d+ EXISTS$", u) for u in untagged):
+                return
+        self.shared.violation("recent", f"connection {self.conn}: new messages never stopped")
+
+    def session(self, deadline):
+        rng = self.rng
+        examine = rng.random() < 0.15
+        if not self.open(examine):
             return
-        self.run("UID SEARCH RECENT")
         for _ in range(rng.randint(5, 40)):
             if time.time() > deadline:
                 break
             self.step(examine)
+        self.learn_recent()
         self.run("LOGOUT")
+
+    def flags_by_uid(self):
+        """{uid: flags without \\Recent} for every message, from UID FETCH 1:* (FLAGS)."""
+        _, untagged = self.run("UID FETCH 1:* (FLAGS)")
+        out = {}
+        for line in untagged:
+            if (m := FETCH_RE.match(line)) and (u := UID_RE.search(m.group(2))):
+                f = FLAGS_RE.search(m.group(2))
+                out[int(u.group(1))] = sorted(x.lower() for x in (f.group(1).split() if f else [])
+                                              if x.lower() != b"\\recent")
+        return out
 
     def step(self, examine):
         rng = self.rng
@@ -248,6 +283,41 @@ class ConcurrencyTest(unittest.TestCase):
                 except Exception as e:  # a hang or a dropped connection is a failure too
                     errors.append(f"worker {seed}: {type(e).__name__}: {e}")
 
+            quiet = threading.Event()
+            settled = threading.Barrier(2, timeout=120)  # both watchers' last writes are done
+            watched = {}
+
+            def watcher(seed):
+                """One session for the whole run, then its flags for every message."""
+                rng = random.Random(seed)
+                client = Client(inst.port("imap"), seed * 100000, shared, rng)
+                try:
+                    if not client.open(examine=False):
+                        return
+                    while not quiet.is_set():
+                        n = len(client.model.view)
+                        r = rng.random()
+                        if r < 0.5:
+                            client.run("NOOP")
+                        elif r < 0.7 and n:
+                            client.run(f"FETCH 1:{n} (UID FLAGS)")
+                        elif r < 0.85 and n:
+                            kw = rng.choice(KEYWORDS[: 5 + int(55 * client.progress())])
+                            client.run(f"UID STORE {rng.randint(1, 10 ** 6)}:* +FLAGS ({kw})")
+                        elif n:
+                            client.run(f"STORE {rng.randint(1, n)} +FLAGS.SILENT (\\Deleted)")
+                            client.run("EXPUNGE")
+                        client.learn_recent()
+                        time.sleep(rng.uniform(0.01, 0.1))
+                    settled.wait()
+                    client.run("NOOP")
+                    watched[seed] = client.flags_by_uid()
+                    client.run("LOGOUT")
+                except Exception as e:
+                    errors.append(f"watcher {seed}: {type(e).__name__}: {e}")
+                finally:
+                    client.imap.close()
+
             def deliverer():
                 rng = random.Random(7)
                 try:
@@ -266,18 +336,40 @@ class ConcurrencyTest(unittest.TestCase):
 
             threads = [threading.Thread(target=worker, args=(s + 1,)) for s in range(SESSIONS)]
             threads.append(threading.Thread(target=deliverer))
-            for t in threads:
+            watchers = [threading.Thread(target=watcher, args=(SESSIONS + 1 + i,)) for i in range(2)]
+            for t in threads + watchers:
                 t.start()
             for t in threads:
                 t.join(DURATION + 120)
-            self.assertFalse(any(t.is_alive() for t in threads), "a session hung")
+            quiet.set()
+            for t in watchers:
+                t.join(120)
+            self.assertFalse(any(t.is_alive() for t in threads + watchers), "a session hung")
             self.assertEqual(errors, [], "\n".join(errors) + "\n" + inst.log()[-3000:])
+
+            # Now that nothing changes: a last SELECT claims whatever nobody has; then every
+            # message is recent to someone, and the watchers' flags are a fresh session's.
+            last = Client(inst.port("imap"), 10 ** 9, shared, random.Random(0))
+            try:
+                self.assertTrue(last.open(examine=False))
+                final = last.flags_by_uid()
+            finally:
+                last.imap.close()
+            unclaimed = sorted(set(final) - set(shared.recent_owner))
+            if unclaimed:
+                shared.violation("recent", f"\\Recent to no session: UIDs {unclaimed[:20]}")
+            for seed, flags in watched.items():
+                differ = {u: (flags.get(u), f) for u, f in final.items() if flags.get(u) != f}
+                if differ:
+                    shared.violation("watcher", f"watcher {seed} differs from a fresh session "
+                                     f"(watcher, fresh): {dict(list(differ.items())[:10])}")
+            self.assertEqual(len(watched), 2, "a watcher did not finish")
             self.assertEqual(shared.violations, [],
                              f"{shared.kinds}\n\n" + "\n\n".join(shared.violations))
             counts = shared.counts
             print(f"\n{SESSIONS} sessions, {DURATION:.0f} s: {counts}")
             for what in ("deliveries", "appends", "stores", "expunge commands", "expunges seen",
-                         "FLAGS responses", "recent claims"):
+                         "keywords announced mid-session", "recent claims"):
                 self.assertGreater(counts.get(what, 0), 0, f"no {what} happened: {counts}")
 
 
