@@ -4,7 +4,8 @@
 // (continuation lines, SASL-IR, "*" to cancel), and turn a failed Step into their reply.
 //
 // A SaslServer is one exchange: start(), then next() for each client response while the
-// state is kContinue. After kSuccess, authenticatedUser() is the (authentication) user name;
+// state is kContinue. After kSuccess, authenticatedUser() is the user the session acts as
+// (PLAIN lets an admin act as another user, SaslContext::may_act_as);
 // after kSuccess or kFailure the exchange is over and further calls fail with kInvalid.
 //
 // Failures carry a Status: kPermission "authentication failed" for a wrong password or an
@@ -19,6 +20,7 @@
 // of them may run concurrently on one UserStore.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +46,10 @@ struct SaslContext {
   bool tls_active = false;
   bool allow_plaintext = false;  // allow PLAIN/LOGIN without TLS (configuration)
   ChannelBinding binding;
+  // Proxy authentication (PLAIN's authorization identity, RFC 4616 §2): whether the
+  // authenticated `authcid` may act as `authzid` (the protocol asks its Admins). Null: nobody
+  // may. The authzid must also be a user of the store.
+  std::function<bool(std::string_view authcid, std::string_view authzid)> may_act_as;
 };
 
 // Longest single client response accepted (RFC 4422 leaves the limit to the server).
@@ -67,8 +73,11 @@ class SaslServer {
   // (an empty one is a zero-length response, which some mechanisms reject).
   virtual Step start(std::optional<std::string_view> initial_response) = 0;
   virtual Step next(std::string_view response) = 0;
-  // The authenticated user; valid after kSuccess, empty before.
+  // The user the session acts as (the authorization identity); valid after kSuccess, empty
+  // before.
   virtual const std::string& authenticatedUser() const = 0;
+  // Whose credentials were checked: authenticatedUser() unless an admin acts as another user.
+  virtual const std::string& authenticationId() const { return authenticatedUser(); }
 };
 
 // What to advertise, strongest first: SCRAM-SHA-256-PLUS (only with a supported channel

@@ -8,7 +8,7 @@ namespace {
 
 class PlainServer final : public SaslServer {
  public:
-  explicit PlainServer(UserStore* users) : users_(users) {}
+  explicit PlainServer(const SaslContext& ctx) : users_(ctx.users), may_act_as_(ctx.may_act_as) {}
 
   Step start(std::optional<std::string_view> initial_response) override {
     if (state_ != Phase::kNew) return fail(base::Status::invalid("exchange already started"));
@@ -44,15 +44,22 @@ class PlainServer final : public SaslServer {
       return finish(fail(base::Status::temporary("user store: " + ok.status().toString())));
     }
     if (!*ok) return finish(fail(authenticationFailed()));
-    // Proxy authorization (acting as someone else) is not offered.
+    authcid_ = std::string(authcid);
+    user_ = authcid_;
     if (!authzid.empty() && authzid != authcid) {
-      return finish(fail(base::Status::permission("authorization identity not allowed")));
+      // Proxy authorization: only whom the protocol's policy lets act as `authzid` (admins),
+      // and only as a user that exists.
+      if (!may_act_as_ || !may_act_as_(authcid, authzid) || !users_->lookup(authzid).ok()) {
+        user_.clear();
+        return finish(fail(base::Status::permission("authorization identity not allowed")));
+      }
+      user_ = std::string(authzid);
     }
-    user_ = std::string(authcid);
     return finish(succeed());
   }
 
   const std::string& authenticatedUser() const override { return user_; }
+  const std::string& authenticationId() const override { return authcid_; }
 
  private:
   enum class Phase { kNew, kWaiting, kDone };
@@ -63,14 +70,16 @@ class PlainServer final : public SaslServer {
   }
 
   UserStore* users_;
+  std::function<bool(std::string_view, std::string_view)> may_act_as_;
   Phase state_ = Phase::kNew;
-  std::string user_;
+  std::string user_;    // the authorization identity
+  std::string authcid_;
 };
 
 }  // namespace
 
 std::unique_ptr<SaslServer> makePlainServer(const SaslContext& ctx) {
-  return std::make_unique<PlainServer>(ctx.users);
+  return std::make_unique<PlainServer>(ctx);
 }
 
 }  // namespace darius::auth::internal

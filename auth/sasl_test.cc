@@ -53,6 +53,30 @@ TEST(SaslPlain, GoodAndBad) {
   expectFailure(run(std::string(kMaxSaslResponseBytes + 1, 'x')), Code::kTooBig, "longer than");
 }
 
+TEST(SaslPlain, AnAllowedUserActsAsAnother) {
+  // RFC 4616 §2: the authorization identity. The protocol's policy (admins) decides; the
+  // target must exist; the password checked is always the authentication identity's.
+  TempStore store;
+  SaslContext ctx = tlsContext(store.get());
+  auto proxy = [&](std::string msg) { return make("PLAIN", ctx)->start(msg); };
+  // No policy: nobody may.
+  expectFailure(proxy(std::string("alice@example.com\0user\0pencil", 29)), Code::kPermission,
+                "authorization identity not allowed");
+  ctx.may_act_as = [](std::string_view authcid, std::string_view) { return authcid == "user"; };
+  auto s = make("PLAIN", ctx);
+  auto step = s->start(std::string("alice@example.com\0user\0pencil", 29));
+  ASSERT_EQ(step.state, State::kSuccess) << step.error.toString();
+  EXPECT_EQ(s->authenticatedUser(), "alice@example.com");
+  EXPECT_EQ(s->authenticationId(), "user");
+  // The policy says no for this one; the target does not exist; the password is wrong.
+  expectFailure(proxy(std::string("user\0alice@example.com\0wonderland", 33)), Code::kPermission,
+                "authorization identity not allowed");
+  expectFailure(proxy(std::string("ghost\0user\0pencil", 17)), Code::kPermission,
+                "authorization identity not allowed");
+  expectFailure(proxy(std::string("alice@example.com\0user\0wrong", 28)), Code::kPermission,
+                "authentication failed");
+}
+
 TEST(SaslLogin, GoodAndBad) {
   TempStore store;
   SaslContext ctx = tlsContext(store.get());

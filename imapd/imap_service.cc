@@ -20,8 +20,13 @@ constexpr std::string_view kCommandsHelp = "Protocol commands received, per serv
 }  // namespace
 
 ImapService::ImapService(std::string name, const config::Config& config, auth::UserStore& users,
-                         mailbox::Store* store, net::Metrics& metrics, bool tls_available)
-    : name_(std::move(name)), commands_(CommandTable::standard()), users_(users), store_(store) {
+                         mailbox::Store* store, net::Metrics& metrics, bool tls_available,
+                         const auth::Admins* admins)
+    : name_(std::move(name)),
+      commands_(CommandTable::standard()),
+      users_(users),
+      admins_(admins),
+      store_(store) {
   auto ns = mailbox::Namespace::fromConfig(config);
   if (ns.ok()) ns_ = std::make_unique<mailbox::Namespace>(std::move(*ns));
   if (store_ != nullptr) hub_ = std::make_unique<ChangeHub>(*store_);
@@ -51,6 +56,7 @@ asio::awaitable<void> ImapService::serve(std::shared_ptr<net::Connection> conn) 
   env.settings = &settings_;
   env.commands = &commands_;
   env.users = &users_;
+  env.admins = admins_;
   if (ns_ != nullptr) {
     env.store = store_;
     env.ns = ns_.get();

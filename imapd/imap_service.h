@@ -35,7 +35,7 @@ class ImapService : public net::Service {
   // `store` may be null (unit tests of the pre-login state): then no mailbox command works.
   ImapService(std::string name, const config::Config& config, auth::UserStore& users,
               mailbox::Store* store,
-              net::Metrics& metrics, bool tls_available);
+              net::Metrics& metrics, bool tls_available, const auth::Admins* admins = nullptr);
 
   std::string_view name() const override { return name_; }
   asio::awaitable<void> serve(std::shared_ptr<net::Connection> conn) override;
@@ -52,6 +52,7 @@ class ImapService : public net::Service {
   net::ReaderLimits limits_;
   CommandTable commands_;
   auth::UserStore& users_;
+  const auth::Admins* admins_;
   mailbox::Store* store_;
   std::unique_ptr<mailbox::Namespace> ns_;
   std::unique_ptr<ChangeHub> hub_;

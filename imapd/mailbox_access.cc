@@ -53,11 +53,9 @@ bool isOwner(const Session& session, const mailbox::MailboxName& name) {
 
 mailbox::Rights rightsOn(const Session& session, const mailbox::MailboxName& name,
                          const mailbox::MailboxEntry& entry) {
-  auto acl = mailbox::Acl::parse(entry.acl);
-  bool owner = isOwner(session, name);
-  if (!acl.ok()) return owner ? mailbox::kImplicitOwnerRights : 0;  // a damaged ACL grants nothing
   std::string id = session.userName() != nullptr ? session.userName()->userId() : session.user();
-  return acl->rightsOf(id, owner);
+  return mailbox::effectiveRights(entry.acl, id, isOwner(session, name),
+                                  session.administers(name.domain()));
 }
 
 Result<MailboxAccess> findMailbox(Session& session, const mailbox::MailboxName& name) {

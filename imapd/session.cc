@@ -27,10 +27,27 @@ auth::SaslContext Session::saslContext() const {
     net::TlsBinding b = conn_->channelBinding();
     ctx.binding = auth::ChannelBinding{std::move(b.type), std::move(b.data)};
   }
+  if (env_.admins != nullptr) {
+    // Runs on the blocking pool with the password check: it touches only immutable Admins.
+    ctx.may_act_as = [admins = env_.admins](std::string_view authcid, std::string_view authzid) {
+      return admins->mayLogInAs(authcid, authzid);
+    };
+  }
   return ctx;
 }
 
-void Session::loggedIn(std::string user, std::string_view method) {
+bool Session::isAdmin() const {
+  return env_.admins != nullptr && user_name_ &&
+         env_.admins->isAdmin({user_name_->local, user_name_->domain});
+}
+
+bool Session::administers(std::string_view domain) const {
+  return env_.admins != nullptr && user_name_ &&
+         env_.admins->administers({user_name_->local, user_name_->domain}, domain);
+}
+
+void Session::loggedIn(std::string user, std::string_view method,
+                       std::string_view authenticated_as) {
   if (env_.ns != nullptr) {
     auto parsed = env_.ns->parseUser(user);
     if (parsed.ok()) user_name_ = std::move(*parsed);
@@ -41,6 +58,11 @@ void Session::loggedIn(std::string user, std::string_view method) {
   conn_->markAuthenticated();  // never closed to make room under a connection limit
   conn_->setDeadline(std::chrono::milliseconds(0));
   conn_->setTimeout(settings().idle_timeout);
+  if (!authenticated_as.empty() && authenticated_as != user_) {
+    log::notice(log_, "login ok ({}{}), authenticated as admin {}", method,
+                conn_->tlsActive() ? ", TLS" : "", authenticated_as);
+    return;
+  }
   log::info(log_, "login ok ({}{})", method, conn_->tlsActive() ? ", TLS" : "");
 }
 

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/admins.h"
 #include "auth/sasl.h"
 #include "auth/user_store.h"
 #include "imapd/change_hub.h"
@@ -63,6 +64,7 @@ struct SessionEnv {
   const SessionSettings* settings = nullptr;
   const CommandTable* commands = nullptr;
   auth::UserStore* users = nullptr;
+  const auth::Admins* admins = nullptr;      // null: no admins (unit tests)
   mailbox::Store* store = nullptr;           // null: no mailbox commands (unit tests)
   const mailbox::Namespace* ns = nullptr;
   ChangeHub* hub = nullptr;                  // null: no IDLE wake-ups (changes seen per command)
@@ -93,8 +95,13 @@ class Session {
   auth::SaslContext saslContext() const;
 
   // Enters the authenticated state as `user`: switches to idle_timeout and logs the login
-  // (`method`: "LOGIN" or the SASL mechanism).
-  void loggedIn(std::string user, std::string_view method);
+  // (`method`: "LOGIN" or the SASL mechanism; `authenticated_as`: whose password was checked
+  // when an admin acts as `user`, else empty).
+  void loggedIn(std::string user, std::string_view method, std::string_view authenticated_as = {});
+  // The logged-in user is an admin (`admins` option) of some scope / of the mailboxes of
+  // `domain` ("" the default domain). False before login and for a login that is no user id.
+  bool isAdmin() const;
+  bool administers(std::string_view domain) const;
   // Enters the logout state: the session ends once the current reply has been flushed.
   void logout() { state_ = State::kLogout; }
 

@@ -94,6 +94,14 @@ Rights Acl::get(std::string_view identifier) const {
   return 0;
 }
 
+Rights effectiveRights(std::string_view stored_acl, std::string_view user, bool is_owner,
+                       bool is_admin) {
+  Rights implicit = (is_owner ? kImplicitOwnerRights : 0) | (is_admin ? kImplicitAdminRights : 0);
+  auto acl = Acl::parse(stored_acl);
+  if (!acl.ok()) return implicit;
+  return acl->rightsOf(user, is_owner) | implicit;
+}
+
 Rights Acl::rightsOf(std::string_view user, bool is_owner) const {
   Rights granted = 0, denied = 0;
   for (const AclEntry& e : entries_) {

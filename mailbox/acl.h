@@ -48,6 +48,10 @@ base::Result<Rights> parseRights(std::string_view letters);
 inline constexpr Rights kImplicitOwnerRights =
     right::kLookup | right::kCreate | right::kDeleteMailbox | right::kAdmin;
 
+// Rights an admin (auth/admins.h) has on every mailbox of their scope whatever its ACL says:
+// enough to see it and to change its ACL, not to read its mail (Cyrus's rule).
+inline constexpr Rights kImplicitAdminRights = right::kLookup | right::kAdmin;
+
 struct AclEntry {
   std::string identifier;  // "-" prefix for negative rights
   Rights rights = 0;
@@ -78,5 +82,11 @@ class Acl {
  private:
   std::vector<AclEntry> entries_;
 };
+
+// The one rule every service applies to a mailbox's stored ACL: Acl::rightsOf, plus
+// kImplicitAdminRights for an admin of the mailbox's domain. A damaged ACL grants nothing
+// beyond the implicit rights.
+Rights effectiveRights(std::string_view stored_acl, std::string_view user, bool is_owner,
+                       bool is_admin);
 
 }  // namespace darius::mailbox

@@ -44,6 +44,22 @@ TEST(Acl, SetReplacesAndRemoves) {
   EXPECT_EQ(acl.get("bob"), 0u);
 }
 
+TEST(Acl, EffectiveRightsAddTheImplicitOnes) {
+  const std::string stored = "bob\tlr\tanyone\tl\t-bob\tl";
+  // bob: lr from his entry, l from anyone, minus l from the negative entry.
+  EXPECT_EQ(effectiveRights(stored, "bob", false, false), right::kRead);
+  // An admin of the mailbox's domain always has l and a, never r through that status.
+  EXPECT_EQ(effectiveRights(stored, "carol", false, true), right::kLookup | right::kAdmin);
+  EXPECT_EQ(effectiveRights(stored, "bob", false, true),
+            right::kRead | right::kLookup | right::kAdmin);
+  // The owner keeps l and a (and k, x) even when negative rights take them away.
+  EXPECT_EQ(effectiveRights("alice\tr\t-alice\tlrswipkxtean", "alice", true, false),
+            kImplicitOwnerRights);
+  // A damaged ACL grants only the implicit rights.
+  EXPECT_EQ(effectiveRights("bob\tlr\tdangling", "bob", false, false), 0u);
+  EXPECT_EQ(effectiveRights("bob\tlr\tdangling", "bob", false, true), kImplicitAdminRights);
+}
+
 TEST(Subscriptions, SubscribeListRenameAndSurviveReopen) {
   auto t = io::TempDir::create("subs");
   ASSERT_TRUE(t.ok());

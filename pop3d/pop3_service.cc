@@ -22,10 +22,13 @@ base::Result<std::unique_ptr<Pop3Service>> Pop3Service::create(std::string name,
                                                                const config::Config& config,
                                                                auth::UserStore& users,
                                                                mailbox::Store& store,
-                                                               net::Metrics& metrics) {
+                                                               net::Metrics& metrics,
+                                                               const auth::Admins* admins) {
   DARIUS_ASSIGN_OR_RETURN(mailbox::Namespace ns, mailbox::Namespace::fromConfig(config));
-  return std::make_unique<Pop3Service>(std::move(name), pop3OptionsFromConfig(config), users,
-                                       &store, std::move(ns), metrics);
+  auto s = std::make_unique<Pop3Service>(std::move(name), pop3OptionsFromConfig(config), users,
+                                         &store, std::move(ns), metrics);
+  s->env_.admins = admins;
+  return s;
 }
 
 Pop3Service::Pop3Service(std::string name, Pop3Options options, auth::UserStore& users,

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "auth/admins.h"
 #include "auth/user_store.h"
 #include "lib/config/config.h"
 #include "lib/net/metrics.h"
@@ -41,7 +42,8 @@ class Pop3Service : public net::Service {
                                                            const config::Config& config,
                                                            auth::UserStore& users,
                                                            mailbox::Store& store,
-                                                           net::Metrics& metrics);
+                                                           net::Metrics& metrics,
+                                                           const auth::Admins* admins = nullptr);
 
   std::string_view name() const override { return name_; }
   asio::awaitable<void> serve(std::shared_ptr<net::Connection> conn) override;

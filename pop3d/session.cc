@@ -92,6 +92,11 @@ auth::SaslContext Session::saslContext() const {
   ctx.allow_plaintext = env_.options->allow_plaintext_auth;
   net::TlsBinding b = conn_->channelBinding();
   ctx.binding = {std::move(b.type), std::move(b.data)};
+  if (env_.admins != nullptr) {
+    ctx.may_act_as = [admins = env_.admins](std::string_view authcid, std::string_view authzid) {
+      return admins->mayLogInAs(authcid, authzid);
+    };
+  }
   return ctx;
 }
 

@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "auth/admins.h"
 #include "auth/sasl.h"
 #include "auth/user_store.h"
 #include "lib/base/status.h"
@@ -65,6 +66,7 @@ struct SessionEnv {
   auth::UserStore* users = nullptr;
   mailbox::Store* store = nullptr;          // null: no maildrop (login is answered SYS/TEMP)
   const mailbox::Namespace* ns = nullptr;   // login name -> INBOX
+  const auth::Admins* admins = nullptr;     // who may AUTH PLAIN as another user; null: nobody
   std::string_view service;  // "pop3", "pop3s": log and metrics label
   // darius_commands_total{service, command}, indexed by Verb (kUnknown included).
   std::array<std::atomic<uint64_t>*, kVerbCount> commands{};

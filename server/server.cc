@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "auth/admins.h"
 #include "auth/user_store.h"
 #include "lib/config/config.h"
 #include "lib/log/log.h"
@@ -49,6 +50,9 @@ int runServer(const std::string& config_path) {
       std::chrono::duration_cast<std::chrono::seconds>(config.getDuration("auth_cache_ttl")),
       static_cast<size_t>(config.getInt("auth_cache_size")));
 
+  auto admins = auth::Admins::fromConfig(config);
+  if (!admins.ok()) return fail(kExitConfig, admins.status().message());
+
   // The store opens before any listener: its open finishes whatever a crash interrupted.
   auto store = mailbox::Store::open(config);
   if (!store.ok()) return fail(kExitSoftware, "mail store: " + store.status().toString());
@@ -74,7 +78,7 @@ int runServer(const std::string& config_path) {
       .max_connections_per_host = static_cast<size_t>(config.getInt("max_connections_per_host")),
   });
 
-  ServiceDeps deps{config, **users, **store, host.metrics(), tls};
+  ServiceDeps deps{config, **users, **store, host.metrics(), tls, *admins};
   std::vector<std::unique_ptr<net::Service>> services;
   std::set<std::string> seen;
   for (const auto& name : names) {

@@ -14,10 +14,11 @@ base::Result<std::unique_ptr<net::Service>> makeService(const std::string& name,
   std::unique_ptr<net::Service> s;
   if (name == "imap" || name == "imaps") {
     s = std::make_unique<imapd::ImapService>(name, deps.config, deps.users, &deps.store,
-                                             deps.metrics, deps.tls != nullptr);
+                                             deps.metrics, deps.tls != nullptr, &deps.admins);
   } else if (name == "pop3" || name == "pop3s") {
     DARIUS_ASSIGN_OR_RETURN(s, pop3d::Pop3Service::create(name, deps.config, deps.users,
-                                                          deps.store, deps.metrics));
+                                                          deps.store, deps.metrics,
+                                                          &deps.admins));
   } else if (name == "lmtp") {
     DARIUS_ASSIGN_OR_RETURN(s, lmtpd::LmtpService::create(name, deps.config, deps.users,
                                                           deps.store, deps.metrics));

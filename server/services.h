@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "auth/admins.h"
 #include "auth/user_store.h"
 #include "lib/base/result.h"
 #include "lib/config/config.h"
@@ -23,6 +24,7 @@ struct ServiceDeps {
   mailbox::Store& store;
   net::Metrics& metrics;
   net::TlsContextPtr tls;  // null when no certificate is configured
+  const auth::Admins& admins;
 };
 
 // True for the implicit-TLS services (imaps, pop3s).

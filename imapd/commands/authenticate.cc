@@ -114,7 +114,7 @@ asio::awaitable<Reply> execute(Session& session, AuthenticateArgs args) {
     if (!a.bytes) co_return a.reply;
     if (!a.bytes->empty()) co_return Reply::bad("Unexpected data after authentication");
   }
-  session.loggedIn(sasl.authenticatedUser(), args.mechanism);
+  session.loggedIn(sasl.authenticatedUser(), args.mechanism, sasl.authenticationId());
   co_await session.prepareMailboxes();
   co_return Reply::ok("Logged in", "CAPABILITY " + capabilityList(session));
 }

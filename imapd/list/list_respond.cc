@@ -45,6 +45,10 @@ ListViewer viewerOf(const Session& session) {
     v.user = *session.userName();
     v.owns_mailboxes = true;
     v.acl_id = v.user.userId();
+    if (session.isAdmin()) {
+      v.global_admin = session.administers("") && v.user.domain.empty();
+      if (!v.global_admin) v.admin_domain = v.user.domain;
+    }
   } else {
     v.user = mailbox::UserName{"anonymous", ""};
     v.owns_mailboxes = false;

@@ -78,13 +78,10 @@ class Walker {
            name.domain() == viewer_.user.domain;
   }
 
-  // The same rule as rightsOn() in imapd/mailbox_access.cc: a damaged ACL grants nothing
-  // beyond the owner's implicit rights.
+  // The same rule as rightsOn() in imapd/mailbox_access.cc.
   mailbox::Rights rightsOf(const MailboxName& name, const MailboxEntry& entry) const {
-    const bool owner = isOwner(name);
-    auto acl = mailbox::Acl::parse(entry.acl);
-    if (!acl.ok()) return owner ? mailbox::kImplicitOwnerRights : 0;
-    return acl->rightsOf(viewer_.acl_id, owner);
+    return mailbox::effectiveRights(entry.acl, viewer_.acl_id, isOwner(name),
+                                    viewer_.administers(name.domain()));
   }
 
   Node& node(const std::string& external) {

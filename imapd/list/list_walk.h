@@ -54,6 +54,12 @@ struct ListViewer {
   mailbox::UserName user;       // external names are this user's view
   bool owns_mailboxes = true;   // false: `user` is a stand-in that owns nothing
   std::string acl_id;           // the ACL identifier (and subscription key) of the login
+  // The login administers the mailboxes of every domain (global admin) / of admin_domain.
+  bool global_admin = false;
+  std::optional<std::string> admin_domain;
+  bool administers(std::string_view domain) const {
+    return global_admin || (admin_domain && *admin_domain == domain);
+  }
 };
 
 enum class ListMode { kList, kLsub };

@@ -152,6 +152,13 @@ constexpr OptionDef kOptions[] = {
                     "with its own mailboxes; with `no`, `@` is just a character of a user "
                     "name.",
      .section = "mailboxes"},
+    {.name = "admins", .type = T::kList, .default_value = "",
+     .description = "Administrators, as Cyrus's `admins`: a user id without a domain "
+                    "(`cyrus`) administers every mailbox, `admin@example.com` only those of "
+                    "example.com. An admin has the `l` and `a` rights on every mailbox of that "
+                    "scope, may set quotas, and may log in as any user of it with SASL PLAIN's "
+                    "authorization identity.",
+     .section = "mailboxes"},
     {.name = "defaultdomain", .type = T::kString, .default_value = "",
      .description = "Domain of users who log in without `@domain`; their mailboxes are "
                     "stored outside any domain directory.",
