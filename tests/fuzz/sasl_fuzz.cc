@@ -27,8 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const unsigned sel = data[0];
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-  auth::SaslContext ctx{nullptr, /*tls_active=*/true, /*allow_plaintext=*/true,
-                        {"tls-exporter", std::string(32, 'x')}};
+  auth::SaslContext ctx;
+  ctx.tls_active = true;
+  ctx.allow_plaintext = true;
+  ctx.binding = {"tls-exporter", std::string(32, 'x')};
   std::unique_ptr<auth::SaslServer> server;
   switch (sel % 4) {
     case 0:
