@@ -11,9 +11,15 @@ using mailbox::IndexRecord;
 Result<std::unique_ptr<SelectedMailbox>> SelectedMailbox::open(mailbox::OpenMailbox opened,
                                                                mailbox::MailboxName name,
                                                                mailbox::Rights rights,
-                                                               bool read_only, Recent recent) {
+                                                               bool read_only, Recent recent,
+                                                               mailbox::SeenDb* seen_db,
+                                                               std::string seen_user) {
   std::unique_ptr<SelectedMailbox> s(new SelectedMailbox());
   s->mailbox_ = std::move(opened.mailbox);
+  if (seen_db != nullptr && !seen_user.empty()) {
+    s->seen_db_ = seen_db;
+    s->seen_user_ = std::move(seen_user);
+  }
   s->entry_ = std::move(opened.entry);
   s->name_ = std::move(name);
   s->rights_ = rights;
@@ -35,6 +41,7 @@ Result<std::unique_ptr<SelectedMailbox>> SelectedMailbox::open(mailbox::OpenMail
   s->seen_modseq_ = h.highest_modseq;
   s->reported_modseq_ = s->seen_modseq_;
   s->announced_flags_ = m.header().user_flags.size();
+  DARIUS_RETURN_IF_ERROR(s->loadSeen());  // as of `h` or later (docs/formats/seen.md)
   DARIUS_ASSIGN_OR_RETURN(uint32_t above, s->recentFloor(h.uidnext - 1, h.recent_uid));
   for (uint32_t uid : s->uids_) {
     if (uid > above && uid < h.uidnext) s->recent_.insert(uid);
@@ -86,6 +93,7 @@ Result<std::optional<IndexRecord>> SelectedMailbox::record(uint32_t uid) const {
   DARIUS_ASSIGN_OR_RETURN(int64_t pos, mailbox_->findUid(uid));
   if (pos < 0) return std::optional<IndexRecord>();
   DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mailbox_->record(static_cast<size_t>(pos)));
+  applyView(r);
   return std::optional<IndexRecord>(r);
 }
 
@@ -146,6 +154,9 @@ Status SelectedMailbox::refresh() {
       h.highest_modseq == seen_modseq_) {
     return Status::ok();
   }
+  // The user's \Seen changes take modseqs of this index, so a state read after this header
+  // holds every one up to its HIGHESTMODSEQ.
+  DARIUS_RETURN_IF_ERROR(loadSeen());
   // One append since the last pass (the common case: a delivery, or this session's own
   // APPEND): every write takes exactly one new modseq, so if the only new one is carried by
   // the new records, no older record changed, and only the new ones need merging. A full
@@ -181,6 +192,7 @@ Status SelectedMailbox::rescan() {
   std::vector<uint32_t> fresh;
   for (size_t i = 0; i < m.recordCount(); ++i) {
     DARIUS_ASSIGN_OR_RETURN(IndexRecord r, m.record(i));
+    applyView(r);
     while (j < uids_.size() && uids_[j] < r.uid) gone_.insert(uids_[j++]);  // left the index
     if (j < uids_.size() && uids_[j] == r.uid) {
       ++j;

@@ -14,7 +14,15 @@
 // modseq) costs one shared lock and a header read; a changed one is one pass over the index
 // records (no message file is opened).
 //
-// Ownership: owns its Mailbox handle. Thread-safety: belongs to one session (one strand).
+// Per-user \Seen (issue 17, mailbox/seen_db.h): a session whose user does not own the
+// mailbox sees \Seen from that user's seen state, and each message's modseq as the higher
+// of its record's and the user's last \Seen change of it. The view keeps the state as of the
+// index header it last read (reloaded whenever that changed: every \Seen change takes a
+// modseq of the index, so another session's change is noticed like any flag change), and
+// every record the view hands out (record(), the updates) is the user's.
+//
+// Ownership: owns its Mailbox handle; borrows the SeenDb. Thread-safety: belongs to one
+// session (one strand).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +40,7 @@
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_list.h"
 #include "mailbox/mailbox_name.h"
+#include "mailbox/seen_db.h"
 #include "mailbox/store.h"
 
 namespace darius::imapd {
@@ -50,10 +60,14 @@ class SelectedMailbox {
   // session has no \Recent at all.
   enum class Recent : uint8_t { kNone, kPeek, kClaim };
 
+  // `seen_user` empty: \Seen is the index's (the owner); else that user's state in
+  // `seen_db` (user_seen.h).
   static base::Result<std::unique_ptr<SelectedMailbox>> open(mailbox::OpenMailbox opened,
                                                              mailbox::MailboxName name,
                                                              mailbox::Rights rights,
-                                                             bool read_only, Recent recent);
+                                                             bool read_only, Recent recent,
+                                                             mailbox::SeenDb* seen_db = nullptr,
+                                                             std::string seen_user = {});
 
   mailbox::Mailbox& mailbox() { return *mailbox_; }
   const mailbox::Mailbox& mailbox() const { return *mailbox_; }
@@ -75,9 +89,23 @@ class SelectedMailbox {
   // the last message; UIDs not in the view are left out (RFC 9051 §6.4.8). Ascending.
   std::vector<uint32_t> resolve(const proto::SequenceSet& set, bool by_uid) const;
 
-  // The current index record of `uid`, or nullopt when it has left the index (expunged and
-  // compacted). Records of messages expunged but not yet reported are still returned.
+  // The current index record of `uid` as this user sees it (applyView), or nullopt when it
+  // has left the index (expunged and compacted). Records of messages expunged but not yet
+  // reported are still returned.
   base::Result<std::optional<mailbox::IndexRecord>> record(uint32_t uid) const;
+
+  // Per-user \Seen (selected_seen.cc). perUserSeen(): this session's \Seen is its user's
+  // seen state, not the index's.
+  bool perUserSeen() const { return seen_db_ != nullptr; }
+  // The state the view uses (null for the owner), e.g. for SEARCH.
+  const mailbox::SeenState* seenState() const { return perUserSeen() ? &seen_ : nullptr; }
+  // `r` (a raw index record) as this user sees it: \Seen and modseq from the seen state.
+  void applyView(mailbox::IndexRecord& r) const;
+  // Per-user only: sets \Seen of `uids` (ascending) for the user, one new modseq for all;
+  // the results' records are as the user sees them, and the view takes the new state.
+  // Blocking (the mailbox lock, two fsyncs): run it on the blocking pool.
+  base::Result<mailbox::SeenUpdate> storeSeen(std::span<const uint32_t> uids, bool seen,
+                                              const mailbox::SeenUpdateOptions& options);
   // The mailbox's flag names for FLAGS and PERMANENTFLAGS, and one record's flags, in wire
   // form ("\Seen \Flagged $Junk"; \Recent added for an IMAP4rev1 session when recent).
   std::string flagNames() const;
@@ -118,6 +146,8 @@ class SelectedMailbox {
  private:
   SelectedMailbox() = default;
   base::Status rescan();
+  // Per-user: reads the user's state again (after the index header was read).
+  base::Status loadSeen();
   // refresh()'s fast path: `added` are the records after seen_records_, all of one append.
   base::Status mergeAppended(const std::vector<mailbox::IndexRecord>& added);
   // The end of either merge: records what the pass saw, claims \Recent for `fresh` (new
@@ -135,6 +165,9 @@ class SelectedMailbox {
   bool read_only_ = false;
   Recent recent_mode_ = Recent::kNone;
   size_t announced_flags_ = 0;      // keyword names the client has had in FLAGS
+  mailbox::SeenDb* seen_db_ = nullptr;  // null: \Seen is the index's
+  std::string seen_user_;
+  mailbox::SeenState seen_;          // the user's state, as of seen_modseq_ or later
 
   std::vector<uint32_t> uids_;       // the view
   std::set<uint32_t> recent_;        // UIDs recent to this session

@@ -22,8 +22,26 @@ Result<StatusItem> parseStatusItem(std::string_view name) {
   return Status::invalid("Unknown STATUS item " + u);
 }
 
+namespace {
+
+// UNSEEN by the user's own seen state (issue 17): the live messages not in it.
+Result<uint32_t> unseenFor(mailbox::Store& store, const mailbox::Mailbox& m,
+                           std::string_view user) {
+  DARIUS_ASSIGN_OR_RETURN(mailbox::SeenState seen, store.seen().get(user, m.header().unique_id));
+  std::vector<uint32_t> live;
+  live.reserve(m.index().num_records - m.index().num_expunged);
+  for (size_t i = 0; i < m.recordCount(); ++i) {
+    DARIUS_ASSIGN_OR_RETURN(mailbox::IndexRecord r, m.record(i));
+    if (r.live()) live.push_back(r.uid);
+  }
+  return static_cast<uint32_t>(live.size() - seen.countSeen(live));
+}
+
+}  // namespace
+
 Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxName& name,
-                                 const std::vector<StatusItem>& items, uint64_t append_limit) {
+                                 const std::vector<StatusItem>& items, uint64_t append_limit,
+                                 std::string_view seen_user) {
   DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, store.openMailbox(name));
   const mailbox::IndexHeader& h = m.mailbox->index();
   uint32_t messages = h.num_records - h.num_expunged;
@@ -40,9 +58,14 @@ Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxNa
       case StatusItem::kUidValidity:
         out += "UIDVALIDITY " + std::to_string(m.entry.uidvalidity);
         break;
-      case StatusItem::kUnseen:
-        out += "UNSEEN " + std::to_string(messages - h.num_seen);
+      case StatusItem::kUnseen: {
+        uint32_t unseen = messages - h.num_seen;
+        if (!seen_user.empty()) {
+          DARIUS_ASSIGN_OR_RETURN(unseen, unseenFor(store, *m.mailbox, seen_user));
+        }
+        out += "UNSEEN " + std::to_string(unseen);
         break;
+      }
       case StatusItem::kDeleted:
         out += "DELETED " + std::to_string(h.num_deleted);
         break;

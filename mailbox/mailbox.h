@@ -21,6 +21,7 @@
 #include <optional>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -66,6 +67,9 @@ struct FlagChange {
   uint32_t system_flags = 0;
   std::vector<std::string> keywords;
   uint64_t unchanged_since = 0;  // RFC 7162 UNCHANGEDSINCE; 0 = unconditional
+  // kReplace: system flags left as the record has them (a non-owner's STORE FLAGS leaves the
+  // owner's \Seen alone: theirs is in seen_db.h).
+  uint32_t keep_system = 0;
 };
 
 struct FlagResult {
@@ -131,6 +135,18 @@ class Mailbox {
   base::Result<std::vector<Appended>> append(std::span<const AppendRequest> requests);
   // One modseq for the whole call (RFC 7162 §3.2 allows it); results in `changes` order.
   base::Result<std::vector<FlagResult>> store(std::span<const FlagChange> changes);
+  // Per-user state kept outside the index that shares its modseqs (per-user \Seen,
+  // seen_db.h). Takes the exclusive lock, loads and settles the index, and calls
+  // `update(modseq, reserve)` with the modseq a change would get (HIGHESTMODSEQ + 1); the
+  // callback may read records (findUid(), record()). When it has something to change, it calls
+  // reserve(), which makes HIGHESTMODSEQ = modseq durable in the index header, before it
+  // commits its own state, and returns the UIDs it changed (logged as a kFlags change, which
+  // wakes other sessions' IDLE like any flag change). Records are not touched,
+  // so other users' views of them do not change. Returns the modseq used, or 0 if reserve()
+  // was not called.
+  using PrivateUpdate = std::function<base::Result<std::vector<uint32_t>>(
+      uint64_t modseq, const std::function<base::Status()>& reserve)>;
+  base::Result<uint64_t> updatePrivate(const PrivateUpdate& update);
   // Phase-1 expunge: the records are marked expunged (and leave the index at the next
   // rewrite, for darius.expunged); the files stay. Returns the expunge modseq.
   base::Result<uint64_t> expunge(std::span<const uint32_t> uids);

@@ -329,7 +329,7 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
         for (int w = 0; w < 2; ++w) n.user_flags[w] &= ~bits[w];
         break;
       case FlagChange::Op::kReplace:
-        n.system_flags = c.system_flags;
+        n.system_flags = (c.system_flags & ~c.keep_system) | (r->system_flags & c.keep_system);
         n.user_flags = bits;
         break;
     }
@@ -372,6 +372,39 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
     noteChange(static_cast<int>(ChangeType::kFlags), logged);
   }
   return out;
+}
+
+Result<uint64_t> Mailbox::updatePrivate(const PrivateUpdate& update) {
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  DARIUS_RETURN_IF_ERROR(settleTail());
+  const uint64_t modseq = index_.highest_modseq + 1;
+  bool reserved = false;
+  auto reserve = [&]() -> Status {
+    if (reserved) return Status::ok();
+    IndexHeader h = index_;
+    h.highest_modseq = modseq;
+    h.prev_num_records = h.num_records;  // the last append is settled above
+    h.tail_crc = 0;
+    auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+    if (!f.ok()) return f.status();
+    // In place (one sector) and synced: the caller commits state that uses the modseq next.
+    DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+    closeAfterCommit(**f);
+    reserved = true;
+    return Status::ok();
+  };
+  auto changed = update(modseq, reserve);
+  if (!changed.ok()) return changed.status();
+  if (!reserved) return uint64_t{0};
+  l.unlock();
+  std::vector<std::pair<uint32_t, uint64_t>> logged;
+  logged.reserve(changed->size());
+  for (uint32_t uid : *changed) logged.emplace_back(uid, modseq);
+  noteChange(static_cast<int>(ChangeType::kFlags), logged);
+  return modseq;
 }
 
 Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {

@@ -36,6 +36,9 @@ Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env
   o.compact_policy.min_dead_bytes = config.getSize("cache_compact_min_dead");
   o.compact_policy.dead_ratio =
       static_cast<double>(config.getInt("cache_compact_dead_percent")) / 100.0;
+  DARIUS_ASSIGN_OR_RETURN(o.seen_backend, db::parseBackend(config.getString("seen_db_backend")));
+  o.seen_limits.max_value_bytes = config.getSize("seen_max_size");
+  o.seen_limits.max_modseq_runs = static_cast<size_t>(config.getInt("seen_modseq_runs"));
   const std::string method = config.getString("sync_method");
   o.sync_method = method == "fsync"    ? SyncMethod::kFsync
                   : method == "syncfs" ? SyncMethod::kSyncfs
@@ -104,6 +107,8 @@ Status Store::init() {
   DARIUS_ASSIGN_OR_RETURN(subscriptions_,
                           Subscriptions::open(io::joinPath(options_.data_dir, "subscriptions.db"),
                                               options_.list_backend, dbo));
+  DARIUS_ASSIGN_OR_RETURN(seen_, SeenDb::open(io::joinPath(options_.data_dir, kSeenDbName),
+                                              options_.seen_backend, dbo, options_.seen_limits));
   DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());
   return recoverLocked();
 }

@@ -52,6 +52,7 @@
 #include "mailbox/mailbox_name.h"
 #include "mailbox/message_stage.h"
 #include "mailbox/partition.h"
+#include "mailbox/seen_db.h"
 #include "mailbox/subscriptions.h"
 
 namespace darius::config {
@@ -86,6 +87,8 @@ struct StoreOptions {
   bool change_log = true;  // keep a change log per partition (tests may switch it off)
   Mailbox::CompactPolicy compact_policy;  // when an index rewrite also rewrites the cache
   SyncMethod sync_method = SyncMethod::kFsync;
+  db::Backend seen_backend = db::Backend::kSkiplist;  // seen.db (seen_db.h)
+  SeenLimits seen_limits;
 };
 
 struct CreateOptions {
@@ -133,6 +136,8 @@ class Store {
   MailboxList& list() { return *list_; }
   // Per-user subscriptions, <data_dir>/subscriptions.db (same backend as the list).
   Subscriptions& subscriptions() { return *subscriptions_; }
+  // Per-user \Seen of non-owners, <data_dir>/seen.db (seen_db_backend).
+  SeenDb& seen() { return *seen_; }
   const std::vector<Partition>& partitions() const { return options_.partitions; }
   base::Result<const Partition*> partition(std::string_view name) const;
   const Partition& defaultPartition() const;
@@ -227,6 +232,7 @@ class Store {
   io::Env& env_;
   std::unique_ptr<MailboxList> list_;
   std::unique_ptr<Subscriptions> subscriptions_;
+  std::unique_ptr<SeenDb> seen_;
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;
   RecoveryReport recovery_;

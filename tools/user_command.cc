@@ -3,11 +3,35 @@
 #include <cstdio>
 
 #include "auth/user_store.h"
+#include "db/db.h"
+#include "lib/io/path.h"
+#include "mailbox/namespace.h"
+#include "mailbox/seen_db.h"
 #include "tools/cli_common.h"
 
 namespace darius::tools {
 
 using base::Status;
+
+namespace {
+
+// The user's \Seen of other users' and shared mailboxes (seen.db, docs/formats/seen.md) goes
+// with the account, so a new account of the same name does not start out having read what
+// the old one read. A name that cannot own mailboxes has no states.
+Status removeSeenStates(const config::Config& config, std::string_view name) {
+  DARIUS_ASSIGN_OR_RETURN(mailbox::Namespace ns, mailbox::Namespace::fromConfig(config));
+  auto user = ns.parseUser(name);
+  if (!user.ok()) return Status::ok();
+  DARIUS_ASSIGN_OR_RETURN(db::Backend backend,
+                          db::parseBackend(config.getString("seen_db_backend")));
+  DARIUS_ASSIGN_OR_RETURN(
+      auto seen,
+      mailbox::SeenDb::open(io::joinPath(config.getPath("data_dir"), mailbox::kSeenDbName),
+                            backend));
+  return seen->removeUser(user->userId());
+}
+
+}  // namespace
 
 int runUserCommand(const std::string& config_path, const UserCommand& cmd) {
   auto config = loadConfig(config_path);
@@ -29,6 +53,8 @@ int runUserCommand(const std::string& config_path, const UserCommand& cmd) {
   if (cmd.action == "del") {
     Status s = users.remove(cmd.name);
     if (!s.isOk()) return reportFailure("user del " + cmd.name, s);
+    s = removeSeenStates(*config, cmd.name);
+    if (!s.isOk()) return reportFailure("user del " + cmd.name + ": seen states", s);
     std::printf("deleted user %s\n", cmd.name.c_str());
     return 0;
   }

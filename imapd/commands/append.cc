@@ -7,12 +7,14 @@
 // Bare LF line ends of a literal are made CRLF (the store keeps canonical form); a literal8 is
 // stored as sent, NULs and all, and read back exactly through BINARY[] (RFC 3516 §4.4).
 // Needs the "i" right; flags the user may not set are dropped (RFC 4314 §4). A missing
-// mailbox is NO [TRYCREATE].
+// mailbox is NO [TRYCREATE]. \Seen appended to a mailbox the user does not own goes to their
+// own seen state (issue 17, imapd/user_seen.h), as a second step after the messages are stored.
 #include <ctime>
 
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
+#include "imapd/user_seen.h"
 
 namespace darius::imapd {
 namespace {
@@ -108,6 +110,30 @@ uint32_t allowedFlags(const MailboxAccess& a, const std::vector<proto::Flag>& fl
   return bits;
 }
 
+// The \Seen of appended messages for a user who does not own the mailbox: into their seen
+// state, after the append. The messages are durable by then, so a failure here is logged and
+// costs the flag, not the APPEND (a NO would make the client store them twice).
+void addUserSeen(Session& session, const mailbox::MailboxName& name, const std::string& user,
+                 const std::vector<mailbox::Appended>& appended, const std::vector<bool>& seen) {
+  std::vector<uint32_t> uids;
+  for (size_t i = 0; i < appended.size() && i < seen.size(); ++i) {
+    if (seen[i]) uids.push_back(appended[i].uid);
+  }
+  if (uids.empty()) return;
+  auto m = session.store().openMailbox(name);
+  base::Status s = m.status();
+  if (m.ok()) {
+    s = session.store()
+            .seen()
+            .update(*m->mailbox, user, uids, true, {.now = static_cast<int64_t>(::time(nullptr))})
+            .status();
+  }
+  if (!s.isOk()) {
+    log::warning(session.logContext(), "APPEND to {}: messages stored, their \\Seen not: {}",
+                 name.toString(), s.toString());
+  }
+}
+
 asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
   auto name = internalName(session, args.mailbox);
   if (!name.ok()) co_return Reply::no("No such mailbox", "TRYCREATE");
@@ -125,6 +151,7 @@ asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
     }
     if (m.bytes.empty()) co_return Reply::no("Empty message", "CANNOT");
   }
+  const std::string seen_user = seenUser(session, *name);
   auto done = co_await session.blocking([&]() -> base::Result<std::vector<mailbox::Appended>> {
     DARIUS_ASSIGN_OR_RETURN(const mailbox::Partition* part,
                             session.store().partition(access->entry.partition));
@@ -148,6 +175,7 @@ asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
     base::Result<std::vector<mailbox::Appended>> out = failed;
     if (failed.isOk()) {
       std::vector<mailbox::AppendRequest> q(staged.size());
+      std::vector<bool> user_seen(staged.size(), false);
       int64_t now = static_cast<int64_t>(::time(nullptr));
       for (size_t i = 0; i < staged.size(); ++i) {
         q[i].message = &staged[i];
@@ -155,8 +183,13 @@ asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
         q[i].tz_offset_minutes =
             static_cast<int16_t>(args.messages[i].date ? args.messages[i].date->zone_minutes : 0);
         q[i].system_flags = allowedFlags(*access, args.messages[i].flags, &q[i].keywords);
+        if (!seen_user.empty() && (q[i].system_flags & mailbox::kFlagSeen)) {
+          q[i].system_flags &= ~mailbox::kFlagSeen;
+          user_seen[i] = true;
+        }
       }
       out = session.store().append(*name, q);
+      if (out.ok()) addUserSeen(session, *name, seen_user, *out, user_seen);
     }
     for (const mailbox::StagedMessage& s : staged) (void)session.store().unstage(s);
     return out;

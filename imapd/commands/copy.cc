@@ -4,10 +4,12 @@
 // Rights (RFC 4314 §4): "r" on the source (it is selected), "i" on the target; MOVE also
 // needs "t" and "e" on the source. A missing target is NO [TRYCREATE] (§6.4.7) unless the
 // user cannot see it. MOVE reports COPYUID in an untagged OK before the EXPUNGE (or VANISHED)
-// responses (RFC 6851 §4.3); COPY puts it in the tagged OK.
+// responses (RFC 6851 §4.3); COPY puts it in the tagged OK. \Seen follows the copier's view
+// into the copier's own \Seen of the target (issue 17, imapd/user_seen.h).
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
+#include "imapd/user_seen.h"
 
 namespace darius::imapd {
 namespace {
@@ -56,6 +58,15 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
   std::vector<uint32_t> uids = sel.resolve(set, args.by_uid);
   if (uids.empty()) co_return Reply::ok(std::string(what) + " completed (nothing to do)");
 
+  // Per-user \Seen (issue 17, imapd/user_seen.h): the copies are \Seen as the copier saw the
+  // originals, read before a MOVE expunges them.
+  const bool seen_moves = sel.perUserSeen() || !seenUser(session, *target).empty();
+  std::vector<uint32_t> seen_src;
+  if (seen_moves) {
+    auto s = co_await session.blocking([&] { return copiedSeen(sel, uids); });
+    if (!s.ok()) co_return replyFor(session, s.status(), what);
+    seen_src = std::move(*s);
+  }
   auto copied = co_await session.blocking([&]() -> base::Result<mailbox::CopyResult> {
     // Copying into the selected mailbox itself uses its own handle.
     if (access->entry.unique_id == sel.entry().unique_id) {
@@ -67,6 +78,18 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
                      : session.store().copy(sel.mailbox(), uids, *dst.mailbox);
   });
   if (!copied.ok()) co_return replyFor(session, copied.status(), what);
+  if (seen_moves) {
+    // The copies are durable: a failure here costs their \Seen, not the COPY (a NO would
+    // make the client copy them twice).
+    base::Status placed = co_await session.blocking([&] {
+      return placeCopiedSeen(session, sel, *target, seen_src, *copied,
+                             access->has(mailbox::right::kSeen));
+    });
+    if (!placed.isOk()) {
+      log::warning(session.logContext(), "{} to {}: messages copied, their \\Seen not: {}", what,
+                   target->toString(), placed.toString());
+    }
+  }
   std::string code;
   if (!copied->uids.empty()) {
     std::vector<uint32_t> from, to;

@@ -8,7 +8,8 @@
 // §9, seq-number); messages go out in sequence order, in batches. For each batch, messages
 // whose items set \Seen (BODY[...], BINARY[...], RFC822, RFC822.TEXT) get it in one STORE, if
 // the mailbox is not read-only and the user has the "s" right (RFC 4314 §4); their responses
-// then carry the new FLAGS. Messages another session expunged meanwhile are served from their
+// then carry the new FLAGS. A user who does not own the mailbox gets \Seen in their own seen
+// state (issue 17, imapd/selected.h), never in the owner's index. Messages another session expunged meanwhile are served from their
 // cache entry and file (phase-1 expunge keeps both) or skipped once they are gone. Expunges
 // are held back after a FETCH by sequence number (RFC 9051 §7.5.1).
 #include <algorithm>
@@ -101,6 +102,7 @@ asio::awaitable<size_t> collectBatch(Session& session, SelectedMailbox& sel, con
                            [](const mailbox::IndexRecord& r, uint32_t u) { return r.uid < u; });
       if (it == left_index->end() || it->uid != uid) continue;
       ref.record = *it;
+      sel.applyView(ref.record);
       ref.cache_usable = false;
     }
     if (args.changed_since && ref.record.modseq <= *args.changed_since) continue;
@@ -109,10 +111,36 @@ asio::awaitable<size_t> collectBatch(Session& session, SelectedMailbox& sel, con
   co_return failed;
 }
 
+// markSeen() for a user who does not own the mailbox: the \Seen goes to their own seen
+// state (selected.h), one change for the batch.
+asio::awaitable<base::Status> markSeenForUser(Session& session, SelectedMailbox& sel,
+                                              std::vector<MessageRef>& batch) {
+  std::vector<uint32_t> uids;
+  std::vector<size_t> where;  // index in `batch` of each UID
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const mailbox::IndexRecord& r = batch[i].record;
+    if (!r.live() || (r.system_flags & mailbox::kFlagSeen)) continue;
+    uids.push_back(r.uid);
+    where.push_back(i);
+  }
+  if (uids.empty()) co_return base::Status::ok();
+  auto u = co_await session.blocking([&] { return sel.storeSeen(uids, true, {}); });
+  if (!u.ok()) co_return u.status();
+  for (size_t k = 0; k < u->results.size() && k < where.size(); ++k) {
+    const mailbox::FlagResult& res = u->results[k];
+    if (res.outcome != mailbox::FlagResult::Outcome::kChanged) continue;
+    sel.noteReported(res.uid, res.record.modseq);
+    batch[where[k]].record = res.record;
+    batch[where[k]].flags_changed = true;
+  }
+  co_return base::Status::ok();
+}
+
 // RFC 9051 §6.4.5: \Seen for the batch's messages that lack it, in one STORE; their records
 // then carry the new flags and modseq, and the session will not echo the change back.
 asio::awaitable<base::Status> markSeen(Session& session, SelectedMailbox& sel,
                                        std::vector<MessageRef>& batch) {
+  if (sel.perUserSeen()) co_return co_await markSeenForUser(session, sel, batch);
   std::vector<mailbox::FlagChange> changes;
   std::vector<size_t> where;  // index in `batch` of each change
   for (size_t i = 0; i < batch.size(); ++i) {

@@ -74,6 +74,7 @@ asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
   scope.view = sel.uids();
   scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
   scope.saved = &session.savedResult();
+  scope.seen = sel.seenState();  // per-user \Seen (selected.h)
   auto outcome = co_await session.blocking([&] { return program->run(scope); });
   if (!outcome.ok()) co_return finish(replyFor(session, outcome.status(), "SEARCH"));
   if (outcome->unreadable > 0) {

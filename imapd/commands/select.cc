@@ -12,6 +12,7 @@
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
+#include "imapd/user_seen.h"
 #include "lib/proto/chars.h"
 
 namespace darius::imapd {
@@ -81,7 +82,8 @@ constexpr mailbox::Rights kAnyWrite = mailbox::right::kSeen | mailbox::right::kW
                                       mailbox::right::kInsert | mailbox::right::kDeleteMessage |
                                       mailbox::right::kExpunge;
 
-// QRESYNC (RFC 7162 §3.2.5.2): what changed since the client's modseq.
+// QRESYNC (RFC 7162 §3.2.5.2): what changed since the client's modseq, as this user sees it
+// (sel.record() carries a non-owner's own \Seen and its modseqs, issue 17).
 base::Status writeResync(Session& session, SelectedMailbox& sel, const QresyncParams& q,
                          std::string& out) {
   if (q.uidvalidity != sel.entry().uidvalidity) return base::Status::ok();  // full resync
@@ -127,7 +129,8 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
     DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openMailbox(*name));
     using Recent = SelectedMailbox::Recent;
     Recent recent = !rev1 ? Recent::kNone : args.examine ? Recent::kPeek : Recent::kClaim;
-    return SelectedMailbox::open(std::move(m), *name, access->rights, read_only, recent);
+    return SelectedMailbox::open(std::move(m), *name, access->rights, read_only, recent,
+                                 &session.store().seen(), seenUser(session, *name));
   });
   if (!opened.ok()) co_return replyFor(session, opened.status(), what);
   SelectedMailbox& sel = **opened;

@@ -6,6 +6,7 @@
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
 #include "imapd/status_items.h"
+#include "imapd/user_seen.h"
 
 namespace darius::imapd {
 namespace {
@@ -44,7 +45,8 @@ asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
     if (i == StatusItem::kHighestModseq) session.useCondstore();
   }
   auto values = co_await session.blocking([&] {
-    return statusValues(session.store(), *name, args.items, session.settings().max_append_size);
+    return statusValues(session.store(), *name, args.items, session.settings().max_append_size,
+                        seenUser(session, *name));
   });
   if (!values.ok()) co_return replyFor(session, values.status(), "STATUS");
   auto wire = wireName(session, *name);

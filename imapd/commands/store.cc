@@ -3,6 +3,8 @@
 //
 // Rights (RFC 4314 §4): \Seen needs "s", \Deleted needs "t", every other flag and keyword "w";
 // flags the user may not change are left alone, and a STORE that could change nothing is NO.
+// \Seen of a user who does not own the mailbox is their own (issue 17, imapd/selected.h): it
+// goes to their seen state, with a modseq of its own after the index part's, if any.
 // A read-only mailbox refuses STORE. Replies: one FETCH per message unless .SILENT (with UID
 // for UID STORE, UID and MODSEQ once CONDSTORE is on); messages UNCHANGEDSINCE refused go in the
 // MODIFIED response code. Expunges are held back after a STORE by sequence number (§7.5.1).
@@ -70,6 +72,51 @@ uint32_t systemBit(proto::SystemFlag f) {
   return 0;
 }
 
+// The per-user \Seen part of a STORE (after its index part, whose results are `index`, one
+// per UID, or empty when it had none): the UIDs the index part did not find modified or gone
+// get \Seen = `seen` in the user's state. Returns one result per UID as the user sees it.
+asio::awaitable<base::Result<std::vector<mailbox::FlagResult>>> storeUserSeen(
+    Session& session, SelectedMailbox& sel, const std::vector<uint32_t>& uids,
+    std::vector<mailbox::FlagResult> index, bool seen, uint64_t unchanged_since) {
+  using Outcome = mailbox::FlagResult::Outcome;
+  std::vector<uint32_t> todo;
+  for (size_t i = 0; i < uids.size(); ++i) {
+    if (index.empty() || (i < index.size() && index[i].outcome != Outcome::kModified &&
+                          index[i].outcome != Outcome::kGone)) {
+      todo.push_back(uids[i]);
+    }
+  }
+  if (todo.empty()) {
+    for (mailbox::FlagResult& r : index) sel.applyView(r.record);
+    co_return index;
+  }
+  mailbox::SeenUpdateOptions o;
+  o.unchanged_since = unchanged_since;
+  // The index part compared the records' modseqs already, and may have moved them itself.
+  o.check_record_modseq = index.empty();
+  auto u = co_await session.blocking([&] { return sel.storeSeen(todo, seen, o); });
+  if (!u.ok()) co_return u.status();
+  std::vector<mailbox::FlagResult> out;
+  out.reserve(uids.size());
+  size_t k = 0;  // position in todo / u->results, which follow uids' order
+  for (size_t i = 0; i < uids.size(); ++i) {
+    mailbox::FlagResult r = index.empty() ? mailbox::FlagResult{} : index[i];
+    r.uid = uids[i];
+    if (k < todo.size() && todo[k] == uids[i]) {
+      const mailbox::FlagResult& s = u->results[k++];
+      r.record = s.record;  // read after the index part: the user's view of both
+      if (index.empty() || s.outcome == Outcome::kModified || s.outcome == Outcome::kGone ||
+          (s.outcome == Outcome::kChanged && r.outcome == Outcome::kUnchanged)) {
+        r.outcome = s.outcome;
+      }
+    } else {
+      sel.applyView(r.record);
+    }
+    out.push_back(std::move(r));
+  }
+  co_return out;
+}
+
 asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
   SelectedMailbox& sel = *session.selected();
   Reply held;
@@ -115,22 +162,45 @@ asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
     r.hold_expunges = held.hold_expunges;
     co_return r;
   }
+  // Per-user \Seen (issue 17): a user who does not own the mailbox changes \Seen in their own
+  // seen state; the index keeps the owner's \Seen, even through FLAGS (replace).
+  const bool per_user = sel.perUserSeen();
+  uint32_t index_system = per_user ? system & ~mailbox::kFlagSeen : system;
+  bool seen_part = false;
+  bool seen_value = false;
+  if (per_user && args.op == mailbox::FlagChange::Op::kReplace) {
+    seen_part = sel.has(mailbox::right::kSeen);
+    seen_value = (system & mailbox::kFlagSeen) != 0;
+  } else if (per_user) {
+    seen_part = (system & mailbox::kFlagSeen) != 0;
+    seen_value = args.op == mailbox::FlagChange::Op::kAdd;
+  }
+  const bool index_part = !per_user || args.op == mailbox::FlagChange::Op::kReplace ||
+                          index_system != 0 || !keywords.empty();
   std::vector<mailbox::FlagChange> changes;
   changes.reserve(uids.size());
   for (uint32_t uid : uids) {
     mailbox::FlagChange c;
     c.uid = uid;
     c.op = args.op;
-    c.system_flags = system;
+    c.system_flags = index_system;
     c.keywords = keywords;
     c.unchanged_since = args.has_unchanged_since ? args.unchanged_since : 0;
+    if (per_user) c.keep_system = mailbox::kFlagSeen;
     changes.push_back(std::move(c));
   }
   // UNCHANGEDSINCE 0 can never hold (RFC 7162 §3.1.3): every message is "modified".
   bool impossible = args.has_unchanged_since && args.unchanged_since == 0;
   base::Result<std::vector<mailbox::FlagResult>> results = std::vector<mailbox::FlagResult>{};
-  if (!impossible && !changes.empty()) {
+  const bool run_index = index_part && !impossible && !changes.empty();
+  if (run_index) {
     results = co_await session.blocking([&] { return sel.mailbox().store(changes); });
+  }
+  if (results.ok() && seen_part && !impossible && !uids.empty()) {
+    results = co_await storeUserSeen(session, sel, uids, std::move(*results), seen_value,
+                                     args.has_unchanged_since ? args.unchanged_since : 0);
+  } else if (results.ok() && per_user) {
+    for (mailbox::FlagResult& r : *results) sel.applyView(r.record);
   }
   if (!results.ok()) {
     Reply r = replyFor(session, results.status(), "STORE");

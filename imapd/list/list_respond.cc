@@ -5,6 +5,7 @@
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
 #include "imapd/status_items.h"
+#include "imapd/user_seen.h"
 #include "lib/proto/chars.h"
 #include "lib/proto/mutf7.h"
 
@@ -70,7 +71,8 @@ void addStatus(Session& session, std::vector<Line>& lines, const std::vector<Sta
   for (Line& l : lines) {
     if (!l.name.status_mailbox) continue;
     auto values = statusValues(session.store(), *l.name.status_mailbox, items,
-                               session.settings().max_append_size);
+                               session.settings().max_append_size,
+                               seenUser(session, *l.name.status_mailbox));
     if (values.ok()) {
       l.status = std::move(*values);
     } else if (values.status().code() == base::Code::kNotFound) {

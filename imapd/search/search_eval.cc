@@ -361,6 +361,7 @@ Result<SearchOutcome> SearchProgram::run(const SearchScope& scope) const {
     while ((!rec || rec->uid < uid) && ri < mb.recordCount()) {
       DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mb.record(ri));
       ++ri;
+      if (scope.seen != nullptr) scope.seen->apply(r);
       rec = r;
     }
     // A message of the view that has left the index (expunged and compacted meanwhile, not

@@ -48,6 +48,7 @@
 #include "lib/proto/sequence_set.h"
 #include "mailbox/index_format.h"
 #include "mailbox/mailbox.h"
+#include "mailbox/seen_state.h"
 
 namespace darius::imapd::search {
 
@@ -60,6 +61,9 @@ struct SearchScope {
   std::function<bool(uint32_t uid)> is_recent;
   // "$" (RFC 5182): the saved result, as UIDs. Null: empty.
   const proto::SequenceSet* saved = nullptr;
+  // The user's own \Seen and modseqs (mailbox/seen_state.h) for a mailbox they do not own;
+  // null: the index's. SEEN, UNSEEN, NEW, OLD and MODSEQ then follow the user's view.
+  const mailbox::SeenState* seen = nullptr;
 };
 
 struct SearchMatch {

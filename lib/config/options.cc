@@ -179,6 +179,23 @@ constexpr OptionDef kOptions[] = {
     {.name = "mailboxes_db_backend", .type = T::kEnum, .default_value = "skiplist",
      .description = "Backend of the mailbox list database `mailboxes.db` in data_dir.",
      .section = "mailboxes", .allowed = kDbBackends},
+    {.name = "seen_db_backend", .type = T::kEnum, .default_value = "skiplist",
+     .description = "Backend of `seen.db` in data_dir: each user's \\Seen of the mailboxes "
+                    "they do not own (shared mailboxes, other users' folders); an owner's "
+                    "\\Seen stays in the mailbox index (docs/formats/seen.md).",
+     .section = "mailboxes", .allowed = kDbBackends},
+    {.name = "seen_max_size", .type = T::kSize, .default_value = "4M",
+     .description = "Largest seen state of one user in one mailbox; a \\Seen change that "
+                    "would make it larger fails with NO [LIMIT], and a larger one read from "
+                    "disk is reported as damaged. Alternate seen and unseen messages take "
+                    "about 12 bytes per pair.",
+     .section = "mailboxes", .min = 4096},
+    {.name = "seen_modseq_runs", .type = T::kInt, .default_value = "512",
+     .description = "Runs of per-message modseqs a seen state keeps for CONDSTORE; past "
+                    "this many, neighbouring runs are merged, so a client resynchronising "
+                    "from an old modseq may be told of a few messages whose \\Seen did not "
+                    "change.",
+     .section = "mailboxes", .min = 1, .max = 100000},
     {.name = "sync_method", .type = T::kEnum, .default_value = "auto",
      .description = "How an append (LMTP delivery, IMAP APPEND, COPY) is made durable before "
                     "it is acknowledged. `fsync`: each file and directory it wrote is synced "
