@@ -56,6 +56,19 @@ base::Status validatePassword(std::string_view password) {
   return base::Status::ok();
 }
 
+// Domains are case-insensitive (docs/design/naming.md: the domain of a login is
+// lower-cased), so "alice@Example.COM" is stored and found as "alice@example.com". The local
+// part keeps its case, as mailbox owners do.
+std::string canonicalName(std::string_view name) {
+  std::string out(name);
+  size_t at = out.find('@');
+  if (at == std::string::npos) return out;
+  for (size_t i = at + 1; i < out.size(); ++i) {
+    if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] - 'A' + 'a');
+  }
+  return out;
+}
+
 base::Status badName(std::string_view name) {
   return base::Status::invalid("invalid user name \"" + std::string(name.substr(0, 300)) +
                                "\": 1-255 bytes of [A-Za-z0-9._-], optionally @domain");
@@ -189,7 +202,8 @@ base::Status UserStore::modify(Fn&& change) {
   return base::Status::ok();
 }
 
-base::Status UserStore::add(std::string_view name, std::string_view password) {
+base::Status UserStore::add(std::string_view given, std::string_view password) {
+  const std::string name = canonicalName(given);
   // Fail fast (without the slow hashing) for a name that is clearly taken; the check that
   // counts is repeated under the file lock.
   auto users = current();
@@ -207,7 +221,8 @@ base::Status UserStore::add(std::string_view name, std::string_view password) {
   });
 }
 
-base::Status UserStore::setPassword(std::string_view name, std::string_view password) {
+base::Status UserStore::setPassword(std::string_view given, std::string_view password) {
+  const std::string name = canonicalName(given);
   if (!isValidUserName(name)) return base::Status::notFound("no such user");
   auto users = current();
   if (users.ok() && (*users)->count(name) == 0) {
@@ -222,7 +237,8 @@ base::Status UserStore::setPassword(std::string_view name, std::string_view pass
   });
 }
 
-base::Status UserStore::remove(std::string_view name) {
+base::Status UserStore::remove(std::string_view given) {
+  const std::string name = canonicalName(given);
   if (!isValidUserName(name)) return base::Status::notFound("no such user");
   return modify([&](UserMap& m) -> base::Status {
     auto it = m.find(name);
@@ -232,10 +248,13 @@ base::Status UserStore::remove(std::string_view name) {
   });
 }
 
-base::Result<UserRecord> UserStore::lookup(std::string_view name) {
+base::Result<UserRecord> UserStore::lookup(std::string_view given) {
+  const std::string name = canonicalName(given);
   if (!isValidUserName(name)) return base::Status::notFound("no such user");
   DARIUS_ASSIGN_OR_RETURN(std::shared_ptr<const UserMap> users, current());
   auto it = users->find(name);
+  // A name stored with capitals in its domain before names were canonical stays reachable.
+  if (it == users->end()) it = users->find(given);
   if (it == users->end()) return base::Status::notFound("no such user " + std::string(name));
   return it->second;
 }
@@ -248,8 +267,18 @@ base::Result<std::vector<std::string>> UserStore::list() {
   return names;
 }
 
-base::Result<bool> UserStore::checkPassword(std::string_view name, std::string_view password) {
-  auto record = lookup(name);
+base::Result<bool> UserStore::hostsDomain(std::string_view domain) {
+  DARIUS_ASSIGN_OR_RETURN(std::shared_ptr<const UserMap> users, current());
+  for (const auto& [name, record] : *users) {
+    size_t at = name.find('@');
+    if (at != std::string::npos && std::string_view(name).substr(at + 1) == domain) return true;
+  }
+  return false;
+}
+
+base::Result<bool> UserStore::checkPassword(std::string_view given, std::string_view password) {
+  const std::string name = canonicalName(given);
+  auto record = lookup(given);
   if (!record.ok()) {
     if (!record.status().isNotFound()) return record.status();
     (void)verifyPassword(password, kDummyHash);  // burn the time a real check would take

@@ -46,6 +46,8 @@ class UserStore {
   UserStore(const UserStore&) = delete;
   UserStore& operator=(const UserStore&) = delete;
 
+  // Names are canonical: the domain after '@' is lower-cased by every method (domains are
+  // case-insensitive, docs/design/naming.md), the local part kept as given.
   // Adds a user; kExists if present, kInvalid for a bad name or a password that is empty,
   // longer than kMaxPasswordBytes (password_hash.h), contains NUL, or that SASLprep refuses.
   base::Status add(std::string_view name, std::string_view password);
@@ -59,6 +61,9 @@ class UserStore {
   base::Result<UserRecord> lookup(std::string_view name);
   // All names, sorted.
   base::Result<std::vector<std::string>> list();
+  // Whether some user is `*@domain` (domain in lower case): the site hosts that virtual
+  // domain, whose addresses then name its own users only (LMTP). O(users).
+  base::Result<bool> hostsDomain(std::string_view domain);
 
   // True iff the user exists and the password matches its crypt hash. An unknown user costs
   // the same yescrypt verification as a known one (against a fixed dummy hash), so timing does

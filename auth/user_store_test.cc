@@ -121,6 +121,37 @@ TEST(UserStore, AddLookupCheckSetRemove) {
   EXPECT_TRUE(*again->checkPassword("bob@example.com", "s3cret"));
 }
 
+// Domains are case-insensitive (docs/design/naming.md): one user however the domain is
+// spelled; the local part keeps its case. A name stored with capitals in its domain by an
+// older build stays reachable as written.
+TEST(UserStore, DomainsAreCaseInsensitive) {
+  TempDir dir;
+  const std::string path = dir.path() + "/users";
+  auto store = openStore(path);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->add("alice@Example.COM", "pw").isOk());
+  EXPECT_EQ(*store->list(), (std::vector<std::string>{"alice@example.com"}));
+  EXPECT_EQ(store->add("alice@example.com", "pw").code(), base::Code::kExists);
+  EXPECT_TRUE(*store->checkPassword("alice@EXAMPLE.com", "pw"));
+  EXPECT_EQ(store->lookup("alice@example.COM")->name, "alice@example.com");
+  EXPECT_TRUE(store->lookup("Alice@example.com").status().isNotFound());
+  ASSERT_TRUE(store->setPassword("alice@EXAMPLE.COM", "pw2").isOk());
+  EXPECT_TRUE(*store->checkPassword("alice@example.com", "pw2"));
+  EXPECT_TRUE(*store->hostsDomain("example.com"));
+  EXPECT_FALSE(*store->hostsDomain("example.org"));
+  EXPECT_FALSE(*store->hostsDomain("com"));
+  ASSERT_TRUE(store->remove("alice@Example.Com").isOk());
+  EXPECT_FALSE(*store->hostsDomain("example.com"));
+
+  ASSERT_TRUE(store->add("bob@Example.NET", "pw").isOk());  // canonical: example.net
+  std::string legacy = readAll(path);
+  size_t at = legacy.find("bob@example.net");
+  ASSERT_NE(at, std::string::npos);
+  legacy.replace(at, 15, "bob@Example.NET");
+  writeAll(path, legacy);
+  EXPECT_TRUE(*store->checkPassword("bob@Example.NET", "pw"));
+}
+
 TEST(UserStore, RejectsBadNamesAndPasswords) {
   TempDir dir;
   auto store = openStore(dir.path() + "/users");

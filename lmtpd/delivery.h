@@ -66,6 +66,7 @@ class Deliverer {
   base::Result<mailbox::MailboxName> inboxFor(std::string_view user) const;
   // The domain of a recipient written without one (defaultdomain, lower case); "" when there
   // is none, or without virtual domains, where "@" is just a character of a user name.
+  bool virtualDomains() const { return ns_.options().virtual_domains; }
   std::string_view defaultDomain() const {
     return ns_.options().virtual_domains ? std::string_view(ns_.options().default_domain)
                                          : std::string_view();

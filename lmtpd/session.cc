@@ -41,10 +41,15 @@ char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' +
 // The user a recipient is for: the local part up to a "+detail" (the subaddress, which the
 // store will use to pick a folder), tried first as "user@domain" — sites with per-domain
 // users — and then alone. A recipient without a domain (a bare local part, <Postmaster>) is
-// one of `default_domain` (defaultdomain), as if the client had written it. kNotFound if
+// one of `default_domain` (defaultdomain), as if the client had written it. With virtual
+// domains, a domain the site hosts (it has users, UserStore::hostsDomain) is its own world
+// (docs/design/naming.md): an unknown user of it is unknown, never the default domain's user
+// of the same name, who would otherwise get mail meant for someone else. Any other domain
+// (localhost, the host's names) still reaches the default domain's users. kNotFound if
 // neither exists; other errors are the store's.
 base::Result<std::string> resolveRecipient(auth::UserStore& users, const Mailbox& m,
-                                           std::string_view default_domain) {
+                                           std::string_view default_domain,
+                                           bool virtual_domains) {
   std::string base = m.local.substr(0, m.local.find('+'));
   if (base.empty()) return base::Status::notFound("empty local part");
   std::string_view domain = m.domain.empty() ? default_domain : std::string_view(m.domain);
@@ -54,6 +59,11 @@ base::Result<std::string> resolveRecipient(auth::UserStore& users, const Mailbox
     auto r = users.lookup(qualified);
     if (r.ok()) return qualified;
     if (!r.status().isNotFound()) return r.status();
+    std::string_view lowered = std::string_view(qualified).substr(base.size() + 1);
+    if (virtual_domains && lowered != default_domain) {
+      DARIUS_ASSIGN_OR_RETURN(bool hosted, users.hostsDomain(lowered));
+      if (hosted) return r.status();
+    }
   }
   auto r = users.lookup(base);
   if (r.ok()) return base;
@@ -243,9 +253,10 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
     reply("553 5.6.7 Non-ASCII address requires SMTPUTF8");
     co_return Next::kContinue;
   }
-  auto user = resolveRecipient(*env_.users, *cmd.mailbox,
-                               env_.deliverer != nullptr ? env_.deliverer->defaultDomain()
-                                                         : std::string_view());
+  auto user = resolveRecipient(
+      *env_.users, *cmd.mailbox,
+      env_.deliverer != nullptr ? env_.deliverer->defaultDomain() : std::string_view(),
+      env_.deliverer != nullptr && env_.deliverer->virtualDomains());
   if (user.ok() && env_.deliverer != nullptr && !env_.deliverer->inboxFor(*user).ok()) {
     // In the user store, but not a name that can own mailboxes: nothing could be delivered.
     user = base::Status::notFound("user name cannot own a mailbox");

@@ -37,12 +37,12 @@ class LmtpDeliveryTest : public LmtpTest {
 
 TEST_F(LmtpDeliveryTest, DataDeliversToEveryRecipientWithOneReplyEach) {
   start();
-  auto c = envelope({"alice@example.org", "bob@example.org", "bob@other.example"});
+  auto c = envelope({"alice@localhost", "bob@example.org", "bob@other.example"});
   EXPECT_EQ(c->command("RCPT TO:<ghost@example.org>"),
             "550 5.1.1 <ghost@example.org> User unknown");
   EXPECT_EQ(c->command("DATA"), kGoAhead);
   c->send("Subject: hello\r\nMessage-ID: <m1@example.com>\r\n\r\nbody line\r\n.\r\n");
-  EXPECT_EQ(c->line(), "250 2.0.0 <alice@example.org> Delivered");
+  EXPECT_EQ(c->line(), "250 2.0.0 <alice@localhost> Delivered");
   EXPECT_EQ(c->line(), "250 2.0.0 <bob@example.org> Delivered");
   EXPECT_EQ(c->line(), "250 2.0.0 <bob@other.example> Delivered");
   const std::string body = "Subject: hello\r\nMessage-ID: <m1@example.com>\r\n\r\nbody line\r\n";
