@@ -13,7 +13,7 @@ import unittest
 from darius_harness import Instance, darius
 from imap_raw import RawImap
 
-USERS = {"bob": "bob-pw", "carol": "carol-pw"}
+USERS = {"bob": "bob-pw", "carol": "carol-pw", "dave": "dave-pw"}
 _names = itertools.count(1)
 
 
@@ -308,6 +308,23 @@ class SeenPerUserTest(unittest.TestCase):
         self.assertEqual(self.flags(self.bob(), name, 2), {"\\Seen"})
         carol = self.login("carol", "carol-pw")
         self.assertEqual(status_value(self.ok(carol, f"STATUS {name} (UNSEEN)"), "UNSEEN"), 2)
+
+    # --- accounts ---
+
+    def test_a_new_account_of_the_same_name_starts_with_nothing_read(self):
+        name = f"ForDave{next(_names)}"
+        darius("mailbox", "create", "-C", self.inst.conf, f"user/alice/{name}",
+               "--acl", "alice lrswipkxtea dave lrs")
+        self.append(self.alice(), f"INBOX.{name}", 1)
+        box = f"user.alice.{name}"
+        d = self.login("dave", "dave-pw")
+        self.ok(d, f"SELECT {box}")
+        self.ok(d, "FETCH 1 BODY[]")
+        self.assertEqual(self.flags(self.login("dave", "dave-pw"), box, 1), {"\\Seen"})
+        # `darius user del` takes dave's seen states with the account.
+        darius("user", "del", "-C", self.inst.conf, "dave")
+        darius("user", "add", "-C", self.inst.conf, "dave", "--password", "dave-pw2")
+        self.assertEqual(self.flags(self.login("dave", "dave-pw2"), box, 1), set())
 
 
 if __name__ == "__main__":
