@@ -37,6 +37,7 @@
 #include "mailbox/header_file.h"
 #include "mailbox/index_format.h"
 #include "mailbox/message_stage.h"
+#include "mailbox/quota_format.h"
 
 namespace darius::mailbox {
 
@@ -148,8 +149,10 @@ class Mailbox {
       uint64_t modseq, const std::function<base::Status()>& reserve)>;
   base::Result<uint64_t> updatePrivate(const PrivateUpdate& update);
   // Phase-1 expunge: the records are marked expunged (and leave the index at the next
-  // rewrite, for darius.expunged); the files stay. Returns the expunge modseq.
-  base::Result<uint64_t> expunge(std::span<const uint32_t> uids);
+  // rewrite, for darius.expunged); the files stay. Returns the expunge modseq. `removed`
+  // (if set) gets what left the live messages, which quota accounting takes off the root:
+  // call it through Store::expunge for a listed mailbox.
+  base::Result<uint64_t> expunge(std::span<const uint32_t> uids, QuotaUsage* removed = nullptr);
   // Rewrites the index without expunged records (they are appended to darius.expunged first)
   // under a new generation. Runs by itself when expunged records pass a threshold.
   base::Status compact();

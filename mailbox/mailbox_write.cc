@@ -407,7 +407,7 @@ Result<uint64_t> Mailbox::updatePrivate(const PrivateUpdate& update) {
   return modseq;
 }
 
-Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
+Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* removed) {
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -429,6 +429,10 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids) {
     if (!r->live()) continue;
     IndexRecord n = *r;
     accountRecord(h, n, -1);
+    if (removed != nullptr) {
+      (*removed)[QuotaResource::kStorage] += n.size;
+      (*removed)[QuotaResource::kMessage] += 1;
+    }
     n.system_flags |= kFlagExpunged;
     n.modseq = modseq;
     ++h.num_expunged;

@@ -66,6 +66,10 @@ Status Store::init() {
   DARIUS_RETURN_IF_ERROR(io::createDirs(env_, options_.data_dir));
   DARIUS_RETURN_IF_ERROR(
       io::createDirs(env_, io::joinPath(options_.data_dir, kIntentDirName)));
+  const std::string usage_dir = io::joinPath(options_.data_dir, kQuotaUsageDirName);
+  DARIUS_RETURN_IF_ERROR(io::createDirs(env_, usage_dir));
+  usage_ = std::make_unique<QuotaUsageFiles>(
+      env_, usage_dir, options_.boot_id ? *options_.boot_id : QuotaUsageFiles::currentBoot());
   for (const Partition& p : options_.partitions) {
     DARIUS_RETURN_IF_ERROR(io::createDirs(env_, p.root));
     DARIUS_RETURN_IF_ERROR(io::createDirs(env_, p.deletedDir()));
@@ -107,6 +111,8 @@ Status Store::init() {
   DARIUS_ASSIGN_OR_RETURN(subscriptions_,
                           Subscriptions::open(io::joinPath(options_.data_dir, "subscriptions.db"),
                                               options_.list_backend, dbo));
+  DARIUS_ASSIGN_OR_RETURN(quotas_, QuotaDb::open(io::joinPath(options_.data_dir, kQuotaDbName),
+                                                 options_.list_backend, dbo));
   DARIUS_ASSIGN_OR_RETURN(seen_, SeenDb::open(io::joinPath(options_.data_dir, kSeenDbName),
                                               options_.seen_backend, dbo, options_.seen_limits));
   DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());
@@ -181,6 +187,7 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
     auto report = reconstructMailbox(env_, dir, ro);
     if (!report.ok()) return report.status();
     for (const std::string& p : report->problems) log::notice("{}: reconstruct: {}", dir, p);
+    if (report->changed) noteRepaired(dir);  // what it counts may have changed
     m = Mailbox::open(env_, dir);
   }
   if (!m.ok()) return m.status();

@@ -21,8 +21,16 @@
 // one syncfs of the partition's filesystem, itself group-committed (io::SyncBarrier) with
 // every other mailbox's appends in flight.
 //
+// Quotas (RFC 9208; docs/formats/quota.md): every operation that changes what a quota root
+// holds — append, copy, move, expunge, create, delete, rename — checks and changes the root's
+// usage under the root's lock (quota_usage.h), so a change that would take a root over a limit
+// fails with kOverQuota and changes nothing, however many threads and processes race for the
+// last bytes. Limits live in quotas.db (quota_db.h); which root covers a mailbox is derived
+// from its name and those records.
+//
 // Errors follow lib/base/status.h: kNotFound (no such mailbox), kExists, kInvalid,
-// kNotSupported (a rename across partitions), kCorruption (a damaged list record), kIoError.
+// kNotSupported (a rename across partitions), kCorruption (a damaged list record), kIoError,
+// kOverQuota.
 // A mailbox whose index or cache is damaged is repaired by reconstruct when it is opened.
 //
 // Ownership: a Store owns its MailboxList and ChangeLogs; it borrows the Env, which must
@@ -37,6 +45,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,6 +62,9 @@
 #include "mailbox/mailbox_name.h"
 #include "mailbox/message_stage.h"
 #include "mailbox/partition.h"
+#include "mailbox/quota_db.h"
+#include "mailbox/quota_format.h"
+#include "mailbox/quota_usage.h"
 #include "mailbox/seen_db.h"
 #include "mailbox/subscriptions.h"
 
@@ -87,6 +100,9 @@ struct StoreOptions {
   bool change_log = true;  // keep a change log per partition (tests may switch it off)
   Mailbox::CompactPolicy compact_policy;  // when an index rewrite also rewrites the cache
   SyncMethod sync_method = SyncMethod::kFsync;
+  // This boot's id for quota usage records (QuotaUsageFiles::currentBoot() when unset); tests
+  // change it to play a reboot.
+  std::optional<BootId> boot_id;
   db::Backend seen_backend = db::Backend::kSkiplist;  // seen.db (seen_db.h)
   SeenLimits seen_limits;
 };
@@ -94,8 +110,26 @@ struct StoreOptions {
 struct CreateOptions {
   std::string partition;  // empty: the nearest listed ancestor's, else the default
   std::string acl;
+  // Copied into the entry for tools and reconstruct; quota accounting never reads it (the
+  // covering root is derived, quota_db.h).
   std::string quota_root;
   std::string special_use;
+};
+
+// A quota root with its limits and its exact usage.
+struct QuotaRootInfo {
+  MailboxName root;
+  QuotaLimits limits;
+  QuotaUsage usage;
+  bool has_record = false;  // set by an administrator (else a user's implicit root)
+};
+
+// One difference `darius quota recalc` found: what the usage record said, what the store holds.
+struct QuotaDifference {
+  MailboxName root;
+  QuotaResource resource;
+  uint64_t stored = 0;  // STORAGE in bytes
+  uint64_t actual = 0;
 };
 
 // An open mailbox and the list entry it was opened from.
@@ -107,6 +141,13 @@ struct OpenMailbox {
 struct CopiedUid {
   uint32_t from = 0;  // UID in the source
   uint32_t to = 0;    // UID in the target
+};
+
+// The flags a copy keeps: RFC 4314 §4 stores only those the user has the right to set in
+// the target ("s" \Seen, "t" \Deleted, "w" the others and keywords). Everything by default.
+struct CopyFlags {
+  uint32_t system = ~0u;  // mask over the system flag bits (kFlagSeen, ...)
+  bool keywords = true;
 };
 
 struct CopyResult {
@@ -189,11 +230,47 @@ class Store {
   // staged on the mailbox's partition (or is copied across).
   base::Result<std::vector<Appended>> append(const MailboxName& name,
                                              std::span<const AppendRequest> requests);
-  // Links the messages `uids` of `from` into `to` with their flags and dates (hard links on
-  // one partition, copies across devices). UIDs not in `from` (expunged) are left out.
-  base::Result<CopyResult> copy(Mailbox& from, std::span<const uint32_t> uids, Mailbox& to);
-  // copy(), then phase-1 expunge of the copied messages in `from` (RFC 6851).
-  base::Result<CopyResult> move(Mailbox& from, std::span<const uint32_t> uids, Mailbox& to);
+  // Links the messages `uids` of `from` into `to` (the mailbox `to_name`) with their flags and
+  // dates (hard links on one partition, copies across devices). UIDs not in `from` (expunged)
+  // are left out. All or nothing against `to`'s quota (kOverQuota).
+  // `keep` drops the flags the copier may not set in `to` (RFC 4314 §4).
+  base::Result<CopyResult> copy(Mailbox& from, std::span<const uint32_t> uids,
+                                const MailboxName& to_name, Mailbox& to,
+                                const CopyFlags& keep = {});
+  // copy(), then phase-1 expunge of the copied messages in `from` (RFC 6851). Within one
+  // quota root the usage does not change, so no limit is checked.
+  base::Result<CopyResult> move(const MailboxName& from_name, Mailbox& from,
+                                std::span<const uint32_t> uids, const MailboxName& to_name,
+                                Mailbox& to, const CopyFlags& keep = {});
+  // Phase-1 expunge (Mailbox::expunge) of `mailbox`, the mailbox `name`, and the root's usage
+  // with it. Every expunge of a listed mailbox goes through here. Returns the expunge modseq.
+  base::Result<uint64_t> expunge(const MailboxName& name, Mailbox& mailbox,
+                                 std::span<const uint32_t> uids);
+
+  // --- Quotas (store_quota.cc) ---
+  QuotaDb& quotas() { return *quotas_; }
+  QuotaUsageFiles& quotaUsage() { return *usage_; }
+  // The root covering `name` (QuotaDb::coveringRoot): nullopt for none.
+  base::Result<std::optional<MailboxName>> quotaRootOf(const MailboxName& name);
+  // A root's limits and exact usage (recounted first when its record is not trusted).
+  // kNotFound when `root` is no root: it has no record and is not a listed user's INBOX.
+  base::Result<QuotaRootInfo> quota(const MailboxName& root);
+  // Replaces the limits of `root`, making it a root if it was not one: the mailboxes at and
+  // below it leave the root that covered them, and both roots are recounted. kInvalid when
+  // `root` is neither a listed mailbox nor a user's INBOX; limits over kMaxQuotaLimit too.
+  base::Status setQuota(const MailboxName& root, const QuotaLimits& limits);
+  // Every root whose printable name starts with `prefix`, records and implicit user roots,
+  // in name order.
+  base::Result<std::vector<QuotaRootInfo>> listQuotas(std::string_view prefix);
+  // Recounts `roots` from the mailboxes (Cyrus's `quota -f`), returns where the usage record
+  // disagreed, and rewrites each record unless `dry_run`.
+  base::Result<std::vector<QuotaDifference>> recalcQuota(const std::vector<MailboxName>& roots,
+                                                         bool dry_run);
+  // Whether a message of `size` octets (0: unknown) would take the root covering `name` over a
+  // limit, from the usage record read without its lock: LMTP's early check at RCPT. nullopt
+  // when it fits, when there are no limits, or when the record cannot be trusted now; the
+  // append itself decides.
+  base::Result<std::optional<QuotaResource>> quotaHint(const MailboxName& name, uint64_t size);
 
   // Unique ids and UIDVALIDITY values for new mailboxes. UIDVALIDITY never repeats in the
   // store, across processes and restarts (kept in <data_dir>/darius.uidvalidity).
@@ -225,13 +302,56 @@ class Store {
   // The same for a mailbox directory of the partition: null when `dir` is on another
   // filesystem.
   io::SyncBarrier* barrierFor(std::string_view partition, const std::string& dir);
-  base::Result<std::vector<Appended>> appendNow(const MailboxName& name,
-                                                std::span<const AppendRequest> requests);
+  struct Waiter;
+  // The leader's half of append(): quota admission per waiter, one Mailbox::append for the
+  // admitted ones; sets each waiter's result.
+  void appendGroup(const MailboxName& name, std::span<Waiter* const> group);
+  // One append through an append-only handle; *retry: it failed before writing anything with
+  // kNotFound or kCorruption, which openMailbox() may cure.
+  base::Result<std::vector<Appended>> appendOnce(const MailboxName& name,
+                                                 std::span<const AppendRequest> requests,
+                                                 bool* wrote, bool* retry);
+
+  // Quota internals (store_quota.cc). A locked root with trusted usage.
+  struct RootHold {
+    MailboxName root;
+    QuotaLimits limits;
+    QuotaUsage usage;
+    QuotaUsageFiles::Hold hold;
+    // After a change that began with hold.begin(): the new usage when `ok`, the old when it
+    // failed before touching anything (`clean`); else the record stays pending (recounted).
+    void finish(bool ok, bool clean, const QuotaUsage& after);
+  };
+  // `root`'s usage record under its lock, trusted: recounted first when it is not (which
+  // takes the namespace lock unless `ns_held`). Never call it holding a root's lock.
+  base::Result<RootHold> lockRoot(const MailboxName& root, bool ns_held);
+  // The root covering `name`, locked, re-derived under its lock (a SETQUOTA or rename may have
+  // moved coverage meanwhile); nullopt when no root covers it.
+  base::Result<std::optional<RootHold>> lockRootOf(const MailboxName& name, bool ns_held);
+  // Sum of quotaCharge() over the mailboxes `root` covers. Namespace and root lock held.
+  base::Result<QuotaUsage> recountLocked(const MailboxName& root);
+  // What one mailbox charges now (opened; settled). Namespace lock held.
+  base::Result<QuotaUsage> chargeOfLocked(const MailboxName& name, const MailboxEntry& entry);
+  // Rename's share: locks every root that covers an old, intermediate or new name (in name
+  // order), refuses with kOverQuota a move that a target root cannot hold, and marks them all
+  // pending; recountAfterRename() recounts and commits them.
+  base::Result<std::vector<RootHold>> lockRootsForRename(const MailboxName& from,
+                                                         const MailboxName& to,
+                                                         const std::vector<RenamedMailbox>& moves);
+  void recountAfterRename(std::vector<RootHold>& holds);
+  // An index rebuilt by reconstruct at open: its root's record is recounted at its next use.
+  void noteRepaired(const std::string& dir);
 
   StoreOptions options_;
   io::Env& env_;
   std::unique_ptr<MailboxList> list_;
   std::unique_ptr<Subscriptions> subscriptions_;
+  std::unique_ptr<QuotaDb> quotas_;
+  std::unique_ptr<QuotaUsageFiles> usage_;
+  std::mutex stale_mu_;
+  // Roots of mailboxes this process repaired by reconstruct at open (noteRepaired): their
+  // records are recounted before they are trusted again. Guarded by stale_mu_.
+  std::set<std::string> stale_roots_;
   std::unique_ptr<SeenDb> seen_;
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;

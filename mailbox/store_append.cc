@@ -12,13 +12,28 @@ using base::Status;
 
 namespace {
 
-struct Waiter {
+// What a batch of requests charges to its root.
+QuotaUsage chargeOf(std::span<const AppendRequest> requests) {
+  QuotaUsage u;
+  for (const AppendRequest& r : requests) {
+    u[QuotaResource::kStorage] += r.message->size;
+    u[QuotaResource::kMessage] += 1;
+  }
+  return u;
+}
+
+Status overQuota(const MailboxName& root, QuotaResource r) {
+  return Status::overQuota("quota root " + root.toString() + ": " +
+                           std::string(quotaResourceName(r)) + " limit reached");
+}
+
+}  // namespace
+
+struct Store::Waiter {
   std::span<const AppendRequest> requests;
   Result<std::vector<Appended>> result = Status::temporary("not yet committed");
   bool done = false;
 };
-
-}  // namespace
 
 struct Store::AppendQueue {
   std::mutex mu;
@@ -38,32 +53,94 @@ Result<StagedMessage> Store::stage(const Partition& partition, std::string_view 
   return m;
 }
 
-Result<std::vector<Appended>> Store::appendNow(const MailboxName& name,
-                                               std::span<const AppendRequest> requests) {
+Result<std::vector<Appended>> Store::appendOnce(const MailboxName& name,
+                                                std::span<const AppendRequest> requests,
+                                                bool* wrote, bool* retry) {
+  *wrote = false;
+  *retry = false;
   // The usual case: a mailbox that is listed and whole. Its append loads and checks
   // everything under its own exclusive lock, so the handle skips open()'s shared-lock pass.
   auto entry = list_->lookup(name);
-  if (entry.ok() && (entry->flags & (MailboxEntry::kDeleted | MailboxEntry::kNoSelect)) == 0) {
-    auto dir = directoryOf(name, *entry);
-    auto m = dir.ok() ? Mailbox::openForAppend(env_, *dir) : dir.status();
-    if (m.ok()) {
-      (*m)->setChangeLog(changeLog(entry->partition));
-      (*m)->setSyncBarrier(barrierFor(entry->partition, *dir));
-      (*m)->setCompactPolicy(options_.compact_policy);
-      auto done = (*m)->append(requests);
-      const base::Code c = done.ok() ? base::Code::kOk : done.status().code();
-      // Missing (a namespace operation in flight) or damaged: append finds either before it
-      // writes (its lock, index and settling come first), and the full open below waits for
-      // the one and repairs the other. (A stage file gone missing fails the same way twice.)
-      // Never once index records were written: that tail may still be settled and kept.
-      if ((c != base::Code::kNotFound && c != base::Code::kCorruption) ||
-          (*m)->appendWroteIndex()) {
-        return done;
+  if (!entry.ok()) return entry.status();
+  if ((entry->flags & (MailboxEntry::kDeleted | MailboxEntry::kNoSelect)) != 0) {
+    return Status::notFound(name.toString() + ": no such mailbox");
+  }
+  DARIUS_ASSIGN_OR_RETURN(std::string dir, directoryOf(name, *entry));
+  auto m = Mailbox::openForAppend(env_, dir);
+  if (!m.ok()) {
+    *retry = m.status().code() == base::Code::kNotFound;
+    return m.status();
+  }
+  (*m)->setChangeLog(changeLog(entry->partition));
+  (*m)->setSyncBarrier(barrierFor(entry->partition, dir));
+  (*m)->setCompactPolicy(options_.compact_policy);
+  auto done = (*m)->append(requests);
+  *wrote = (*m)->appendWroteIndex();
+  const base::Code c = done.ok() ? base::Code::kOk : done.status().code();
+  // Missing (a namespace operation in flight) or damaged: append finds either before it
+  // writes (its lock, index and settling come first), and openMailbox() waits for the one and
+  // repairs the other. (A stage file gone missing fails the same way twice.) Never once index
+  // records were written: that tail may still be settled and kept.
+  *retry = !*wrote && (c == base::Code::kNotFound || c == base::Code::kCorruption);
+  return done;
+}
+
+void Store::appendGroup(const MailboxName& name, std::span<Waiter* const> group) {
+  for (int attempt = 0;; ++attempt) {
+    // The root's lock is taken before the mailbox's (Mailbox::append) and held through the
+    // commit: admission and the append are one critical section per root (quota_usage.h).
+    auto held = lockRootOf(name, /*ns_held=*/false);
+    if (!held.ok()) {
+      for (Waiter* w : group) w->result = held.status();
+      return;
+    }
+    std::vector<Waiter*> admitted;
+    std::vector<AppendRequest> all;
+    QuotaUsage add;
+    for (Waiter* w : group) {
+      // One waiter's requests (a MULTIAPPEND) are admitted together or not at all.
+      QuotaUsage mine = chargeOf(w->requests);
+      if (*held) {
+        if (auto over = wouldExceed((*held)->limits, (*held)->usage + add, mine)) {
+          w->result = overQuota((*held)->root, *over);
+          continue;
+        }
+      }
+      add += mine;
+      admitted.push_back(w);
+      all.insert(all.end(), w->requests.begin(), w->requests.end());
+    }
+    if (admitted.empty()) return;
+    if (*held) {
+      if (Status s = (*held)->hold.begin((*held)->usage + add); !s.isOk()) {
+        for (Waiter* w : admitted) w->result = s;
+        return;
       }
     }
+    bool wrote = false, retry = false;
+    auto done = appendOnce(name, all, &wrote, &retry);
+    if (*held) (*held)->finish(done.ok(), !done.ok() && !wrote, (*held)->usage + add);
+    if (!done.ok() && retry && attempt == 0) {
+      // Without any root's lock (the namespace lock comes first): wait for a namespace
+      // operation in flight, or repair the index; then admit again.
+      held = std::optional<RootHold>();
+      auto m = openMailbox(name);
+      if (m.ok()) continue;
+      done = m.status();
+    }
+    size_t at = 0;
+    for (Waiter* w : admitted) {
+      if (done.ok()) {
+        w->result = std::vector<Appended>(
+            done->begin() + static_cast<ptrdiff_t>(at),
+            done->begin() + static_cast<ptrdiff_t>(at + w->requests.size()));
+      } else {
+        w->result = done.status();
+      }
+      at += w->requests.size();
+    }
+    return;
   }
-  DARIUS_ASSIGN_OR_RETURN(OpenMailbox m, openMailbox(name));
-  return m.mailbox->append(requests);
 }
 
 Result<std::vector<Appended>> Store::append(const MailboxName& name,
@@ -98,22 +175,9 @@ Result<std::vector<Appended>> Store::append(const MailboxName& name,
       std::vector<Waiter*> group(q->waiting.begin(), q->waiting.end());
       q->waiting.clear();
       lk.unlock();
-      std::vector<AppendRequest> all;
-      for (Waiter* w : group) all.insert(all.end(), w->requests.begin(), w->requests.end());
-      auto done = appendNow(name, all);
+      appendGroup(name, group);
       lk.lock();
-      size_t at = 0;
-      for (Waiter* w : group) {
-        if (done.ok()) {
-          std::vector<Appended> mine(done->begin() + static_cast<ptrdiff_t>(at),
-                                     done->begin() + static_cast<ptrdiff_t>(at + w->requests.size()));
-          w->result = std::move(mine);
-        } else {
-          w->result = done.status();
-        }
-        at += w->requests.size();
-        w->done = true;
-      }
+      for (Waiter* w : group) w->done = true;
       q->leader = false;
       q->cv.notify_all();
     }
@@ -125,15 +189,24 @@ Result<std::vector<Appended>> Store::append(const MailboxName& name,
   return std::move(me.result);
 }
 
-Result<CopyResult> Store::copy(Mailbox& from, std::span<const uint32_t> uids, Mailbox& to) {
-  CopyResult out;
-  out.target_uidvalidity = to.header().uidvalidity;
+namespace {
+
+// The messages of a copy: the source's files stand in for staged ones.
+struct CopySources {
+  std::vector<StagedMessage> files;
+  std::vector<IndexRecord> records;
+  std::vector<AppendRequest> requests;
+};
+
+Result<CopySources> copySources(Mailbox& from, std::span<const uint32_t> uids,
+                                       const CopyFlags& keep) {
+  CopySources s;
   std::vector<uint32_t> sorted(uids.begin(), uids.end());
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
 
-  std::vector<StagedMessage> sources;
-  std::vector<IndexRecord> records;
+  std::vector<StagedMessage>& sources = s.files;
+  std::vector<IndexRecord>& records = s.records;
   for (uint32_t uid : sorted) {
     DARIUS_ASSIGN_OR_RETURN(int64_t pos, from.findUid(uid));
     if (pos < 0) continue;
@@ -155,35 +228,100 @@ Result<CopyResult> Store::copy(Mailbox& from, std::span<const uint32_t> uids, Ma
     sources.push_back(std::move(m));
     records.push_back(r);
   }
-  if (sources.empty()) return out;
-  std::vector<AppendRequest> requests(sources.size());
+  std::vector<AppendRequest>& requests = s.requests;
+  requests.resize(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) {
     requests[i].message = &sources[i];
     requests[i].internal_date = records[i].internal_date;
     requests[i].tz_offset_minutes = records[i].tz_offset_minutes;
-    requests[i].system_flags = records[i].system_flags & ~kFlagExpunged;
-    for (size_t b = 0; b < from.header().user_flags.size(); ++b) {
+    requests[i].system_flags = records[i].system_flags & ~kFlagExpunged & keep.system;
+    for (size_t b = 0; keep.keywords && b < from.header().user_flags.size(); ++b) {
       if (records[i].hasUserFlag(static_cast<int>(b))) {
         requests[i].keywords.push_back(from.header().user_flags[b]);
       }
     }
   }
-  DARIUS_ASSIGN_OR_RETURN(auto appended, to.append(requests));
-  for (size_t i = 0; i < appended.size(); ++i) {
-    out.uids.push_back({records[i].uid, appended[i].uid});
+  return s;
+}
+
+}  // namespace
+
+Result<CopyResult> Store::copy(Mailbox& from, std::span<const uint32_t> uids,
+                               const MailboxName& to_name, Mailbox& to, const CopyFlags& keep) {
+  CopyResult out;
+  out.target_uidvalidity = to.header().uidvalidity;
+  DARIUS_ASSIGN_OR_RETURN(CopySources src, copySources(from, uids, keep));
+  if (src.requests.empty()) return out;
+  // As a delivery: checked and appended under the target root's lock, all or nothing.
+  DARIUS_ASSIGN_OR_RETURN(std::optional<RootHold> held, lockRootOf(to_name, /*ns_held=*/false));
+  const QuotaUsage add = chargeOf(src.requests);
+  if (held) {
+    if (auto over = wouldExceed(held->limits, held->usage, add)) return overQuota(held->root, *over);
+    DARIUS_RETURN_IF_ERROR(held->hold.begin(held->usage + add));
+  }
+  auto appended = to.append(src.requests);
+  if (held) held->finish(appended.ok(), !appended.ok() && !to.appendWroteIndex(), held->usage + add);
+  if (!appended.ok()) return appended.status();
+  for (size_t i = 0; i < appended->size(); ++i) {
+    out.uids.push_back({src.records[i].uid, (*appended)[i].uid});
   }
   return out;
 }
 
-Result<CopyResult> Store::move(Mailbox& from, std::span<const uint32_t> uids, Mailbox& to) {
-  DARIUS_ASSIGN_OR_RETURN(CopyResult out, copy(from, uids, to));
-  std::vector<uint32_t> moved;
-  for (const CopiedUid& c : out.uids) moved.push_back(c.from);
-  if (!moved.empty()) {
-    auto gone = from.expunge(moved);
-    if (!gone.ok()) return gone.status();
+Result<CopyResult> Store::move(const MailboxName& from_name, Mailbox& from,
+                               std::span<const uint32_t> uids, const MailboxName& to_name,
+                               Mailbox& to, const CopyFlags& keep) {
+  DARIUS_ASSIGN_OR_RETURN(std::optional<MailboxName> from_root, quotaRootOf(from_name));
+  DARIUS_ASSIGN_OR_RETURN(std::optional<MailboxName> to_root, quotaRootOf(to_name));
+  if (!from_root || from_root != to_root) {
+    // Across roots: the target's root takes the copies (and may refuse them), then the
+    // source's gives the originals back; one root's lock at a time (quota_usage.h).
+    DARIUS_ASSIGN_OR_RETURN(CopyResult out, copy(from, uids, to_name, to, keep));
+    std::vector<uint32_t> moved;
+    for (const CopiedUid& c : out.uids) moved.push_back(c.from);
+    if (!moved.empty()) DARIUS_RETURN_IF_ERROR(expunge(from_name, from, moved).status());
+    return out;
   }
+  // Within one root the usage ends where it began: copy and expunge under one hold, no check.
+  CopyResult out;
+  out.target_uidvalidity = to.header().uidvalidity;
+  DARIUS_ASSIGN_OR_RETURN(CopySources src, copySources(from, uids, keep));
+  if (src.requests.empty()) return out;
+  DARIUS_ASSIGN_OR_RETURN(std::optional<RootHold> held, lockRootOf(to_name, /*ns_held=*/false));
+  if (!held || held->root != *from_root) {
+    // Coverage moved while we looked (a SETQUOTA or rename): take the two-root path.
+    held.reset();
+    return move(from_name, from, uids, to_name, to, keep);
+  }
+  const QuotaUsage add = chargeOf(src.requests);
+  DARIUS_RETURN_IF_ERROR(held->hold.begin(held->usage + add));
+  auto appended = to.append(src.requests);
+  if (!appended.ok()) {
+    held->finish(false, !to.appendWroteIndex(), held->usage);
+    return appended.status();
+  }
+  std::vector<uint32_t> moved;
+  for (size_t i = 0; i < appended->size(); ++i) {
+    out.uids.push_back({src.records[i].uid, (*appended)[i].uid});
+    moved.push_back(src.records[i].uid);
+  }
+  QuotaUsage removed;
+  auto gone = from.expunge(moved, &removed);
+  // A failed expunge leaves the record pending: the copies are in, the originals may be too.
+  held->finish(gone.ok(), false, held->usage + add - removed);
+  if (!gone.ok()) return gone.status();
   return out;
+}
+
+Result<uint64_t> Store::expunge(const MailboxName& name, Mailbox& mailbox,
+                                std::span<const uint32_t> uids) {
+  DARIUS_ASSIGN_OR_RETURN(std::optional<RootHold> held, lockRootOf(name, /*ns_held=*/false));
+  // What leaves is known only once the index is locked; until then the record says pending.
+  if (held) DARIUS_RETURN_IF_ERROR(held->hold.begin(held->usage));
+  QuotaUsage removed;
+  auto done = mailbox.expunge(uids, &removed);
+  if (held) held->finish(done.ok(), false, held->usage - removed);
+  return done;
 }
 
 Result<MailboxEntry> Store::renameInbox(const MailboxName& inbox, const MailboxName& to) {
@@ -203,7 +341,7 @@ Result<MailboxEntry> Store::renameInbox(const MailboxName& inbox, const MailboxN
   }
   // Copy first, expunge after: a crash in between leaves the messages in both mailboxes,
   // never in neither.
-  DARIUS_ASSIGN_OR_RETURN(CopyResult moved, move(*src.mailbox, uids, *dst.mailbox));
+  DARIUS_ASSIGN_OR_RETURN(CopyResult moved, move(inbox, *src.mailbox, uids, to, *dst.mailbox));
   return entry;
 }
 

@@ -157,7 +157,7 @@ size_t runScenario(io::Env& env, const io::TempDir& t, size_t max_steps = 100,
       [&] { return deliver(name({"A", "B"}), "three"); },
       [&] {
         return withBoxes(name({"A"}), name({}), [&](Mailbox& a, Mailbox& inbox) {
-          return store.copy(a, std::vector<uint32_t>{1, 2}, inbox).ok();
+          return store.copy(a, std::vector<uint32_t>{1, 2}, name({}), inbox).ok();
         });
       },
       [&] {
@@ -171,12 +171,12 @@ size_t runScenario(io::Env& env, const io::TempDir& t, size_t max_steps = 100,
       // in both mailboxes, never in neither; so it runs here as its two steps.
       [&] {
         return withBoxes(name({"X"}), name({"X", "B"}), [&](Mailbox& x, Mailbox& xb) {
-          return store.copy(x, std::vector<uint32_t>{1}, xb).ok();
+          return store.copy(x, std::vector<uint32_t>{1}, name({"X", "B"}), xb).ok();
         });
       },
       [&] {
         auto m = store.openMailbox(name({"X"}));
-        return m.ok() && m->mailbox->expunge(std::vector<uint32_t>{1}).ok();
+        return m.ok() && store.expunge(name({"X"}), *m->mailbox, std::vector<uint32_t>{1}).ok();
       },
       [&] { return store.remove(name({"X"})).isOk(); },  // a parent: its children stay
       [&] { return store.remove(name({"X", "B"})).isOk(); },

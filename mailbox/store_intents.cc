@@ -280,6 +280,17 @@ static Status finishDelete(Store& store, const Intent& in, const MailboxName& na
   } else if (!entry.ok() && entry.status().code() != base::Code::kNotFound) {
     return entry.status();
   }
+  // A quota root set on the mailbox goes with it once nothing is left below it, as Cyrus
+  // removes a deleted user's root (repeatable: the record is simply gone the second time).
+  if (!entry.ok() || entry->unique_id == in.unique_id) {
+    bool left = false;
+    DARIUS_RETURN_IF_ERROR(store.list().listSubtree(name, [&](const MailboxName&,
+                                                              const MailboxEntry&) {
+      left = true;
+      return false;
+    }));
+    if (!left) DARIUS_RETURN_IF_ERROR(store.quotas().remove(name));
+  }
   DARIUS_ASSIGN_OR_RETURN(const Partition* p, store.partition(in.partition));
   DARIUS_ASSIGN_OR_RETURN(std::string dir, mailboxDir(p->root, name));
   std::string target = p->deletedDir() + "/" + in.target;
@@ -307,6 +318,8 @@ static Status finishRename(Store& store, const Intent& in, const MailboxName& fr
   if (!at_to.ok() || at_to->unique_id != in.unique_id) {
     return Status::ok();  // the list was never renamed; nothing moved on disk either
   }
+  // Quota roots at and below the old name go with it (repeatable: none are left there).
+  DARIUS_RETURN_IF_ERROR(store.quotas().renameSubtree(from, to));
   // Lock every mailbox under the old directories, then move each partition's directory.
   std::vector<std::string> from_dirs;
   for (const Partition& p : store.partitions()) {

@@ -43,6 +43,19 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   DARIUS_ASSIGN_OR_RETURN(const Partition* p, partitionFor(name, options));
   DARIUS_ASSIGN_OR_RETURN(std::string dir, mailboxDir(p->root, name));
 
+  // RFC 9208 §5.3: a new mailbox counts against its root's MAILBOX limit, checked and counted
+  // under the root's lock; a crash before finish() leaves the record pending (recounted).
+  DARIUS_ASSIGN_OR_RETURN(std::optional<RootHold> held, lockRootOf(name, /*ns_held=*/true));
+  QuotaUsage one;
+  one[QuotaResource::kMailbox] = 1;
+  if (held) {
+    if (auto over = wouldExceed(held->limits, held->usage, one)) {
+      return Status::overQuota("quota root " + held->root.toString() + ": " +
+                               std::string(quotaResourceName(*over)) + " limit reached");
+    }
+    DARIUS_RETURN_IF_ERROR(held->hold.begin(held->usage + one));
+  }
+
   MailboxEntry entry;
   entry.unique_id = newUniqueId();
   entry.partition = p->name;
@@ -112,6 +125,7 @@ Result<MailboxEntry> Store::create(const MailboxName& name, const CreateOptions&
   r.mailbox_id = entry.unique_id;
   r.name = name.toString();
   logNamespaceChange(p->name, r);
+  if (held) held->finish(true, false, held->usage + one);
   return entry;
 }
 
@@ -135,6 +149,14 @@ Status Store::remove(const MailboxName& name) {
   DARIUS_ASSIGN_OR_RETURN(const Partition* p, partition(entry.partition));
   DARIUS_ASSIGN_OR_RETURN(std::string dir, mailboxDir(p->root, name));
   DARIUS_ASSIGN_OR_RETURN(bool children, internal::hasChildDirs(env_, dir));
+  // The mailbox and its messages leave its root (DESIGN.md §3: the deleted area is out of
+  // quota). Nothing can change them meanwhile: appends and expunges need the root's lock.
+  DARIUS_ASSIGN_OR_RETURN(std::optional<RootHold> held, lockRootOf(name, /*ns_held=*/true));
+  QuotaUsage gone;
+  if (held) {
+    DARIUS_ASSIGN_OR_RETURN(gone, chargeOfLocked(name, entry));
+    DARIUS_RETURN_IF_ERROR(held->hold.begin(held->usage - gone));
+  }
 
   Intent in;
   in.op = Intent::Op::kDelete;
@@ -153,6 +175,7 @@ Status Store::remove(const MailboxName& name) {
   r.mailbox_id = entry.unique_id;
   r.name = name.toString();
   logNamespaceChange(p->name, r);
+  if (held) held->finish(true, false, held->usage - gone);
   return Status::ok();
 }
 
@@ -195,6 +218,9 @@ Result<std::vector<RenamedMailbox>> Store::rename(const MailboxName& from, const
     auto clash = list_->lookup(m.to);
     if (clash.ok()) return Status::exists(m.to.toString() + ": mailbox exists");
   }
+  // Across quota roots: every root involved locked, the move checked against the roots it
+  // enters, all pending until recounted after the move (store_quota.cc).
+  DARIUS_ASSIGN_OR_RETURN(std::vector<RootHold> roots, lockRootsForRename(from, to, moves));
 
   Intent in;
   in.op = Intent::Op::kRename;
@@ -204,6 +230,7 @@ Result<std::vector<RenamedMailbox>> Store::rename(const MailboxName& from, const
   DARIUS_ASSIGN_OR_RETURN(std::string intent, writeIntent(in));
   DARIUS_RETURN_IF_ERROR(applyIntent(in, /*recovering=*/false));
   DARIUS_RETURN_IF_ERROR(removeIntent(intent));
+  recountAfterRename(roots);
   for (const RenamedMailbox& m : moves) {
     ChangeRecord r;
     r.type = ChangeType::kRename;

@@ -228,7 +228,7 @@ TEST_F(StoreTest, CopyLinksKeepsFlagsAndMoveExpunges) {
   auto src = store_->openMailbox(inbox);
   auto dst = store_->openMailbox(archive);
   ASSERT_TRUE(src.ok() && dst.ok());
-  auto c = store_->copy(*src->mailbox, std::vector<uint32_t>{3, 1, 99}, *dst->mailbox);
+  auto c = store_->copy(*src->mailbox, std::vector<uint32_t>{3, 1, 99}, archive, *dst->mailbox);
   ASSERT_TRUE(c.ok()) << c.status().toString();
   EXPECT_EQ(c->target_uidvalidity, dst->entry.uidvalidity);
   ASSERT_EQ(c->uids.size(), 2u);
@@ -249,7 +249,7 @@ TEST_F(StoreTest, CopyLinksKeepsFlagsAndMoveExpunges) {
   ASSERT_TRUE(cache.ok());
   EXPECT_NE(cache->envelope.find("message 3"), std::string::npos);
 
-  auto mv = store_->move(*src->mailbox, std::vector<uint32_t>{2}, *dst->mailbox);
+  auto mv = store_->move(inbox, *src->mailbox, std::vector<uint32_t>{2}, archive, *dst->mailbox);
   ASSERT_TRUE(mv.ok());
   ASSERT_EQ(mv->uids.size(), 1u);
   EXPECT_EQ(mv->uids[0].to, 3u);

@@ -35,6 +35,8 @@ Result<std::unique_ptr<Maildrop>> Maildrop::open(mailbox::Store& store,
   DARIUS_RETURN_IF_ERROR(store.ensureInbox(inbox));
   DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox opened, store.openMailbox(inbox));
   d->box_ = std::move(opened.mailbox);
+  d->store_ = &store;
+  d->inbox_ = inbox;
   d->uidvalidity_ = d->box_->index().uidvalidity;
   const size_t n = d->box_->recordCount();
   d->messages_.reserve(n - std::min<size_t>(n, d->box_->index().num_expunged));
@@ -90,7 +92,7 @@ Result<size_t> Maildrop::commit() {
     if (m.deleted) uids.push_back(m.uid);
   }
   if (uids.empty()) return size_t{0};
-  auto expunged = box_->expunge(uids);
+  auto expunged = store_->expunge(*inbox_, *box_, uids);
   if (!expunged.ok()) return expunged.status();
   return uids.size();
 }

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,8 @@ class Maildrop {
 
   io::FileLock lock_;
   std::unique_ptr<mailbox::Mailbox> box_;
+  mailbox::Store* store_ = nullptr;            // commit() expunges through it (quota)
+  std::optional<mailbox::MailboxName> inbox_;  // the mailbox box_ is
   UidlFormat uidl_ = UidlFormat::kUidvalidityUid;
   uint32_t uidvalidity_ = 0;
   std::vector<Message> messages_;

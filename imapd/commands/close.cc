@@ -18,7 +18,7 @@ asio::awaitable<Reply> executeClose(Session& session, NoArgs) {
         if (r && r->live() && (r->system_flags & mailbox::kFlagDeleted)) doomed.push_back(uid);
       }
       if (doomed.empty()) return uint64_t{0};
-      return sel->mailbox().expunge(doomed);
+      return session.store().expunge(sel->name(), sel->mailbox(), doomed);
     });
     if (!done.ok()) log::warning(session.logContext(), "CLOSE expunge: {}", done.status().toString());
   }

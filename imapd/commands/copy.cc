@@ -70,12 +70,14 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
   auto copied = co_await session.blocking([&]() -> base::Result<mailbox::CopyResult> {
     // Copying into the selected mailbox itself uses its own handle.
     if (access->entry.unique_id == sel.entry().unique_id) {
-      return args.move ? session.store().move(sel.mailbox(), uids, sel.mailbox())
-                       : session.store().copy(sel.mailbox(), uids, sel.mailbox());
+      return args.move ? session.store().move(sel.name(), sel.mailbox(), uids, *target,
+                                              sel.mailbox())
+                       : session.store().copy(sel.mailbox(), uids, *target, sel.mailbox());
     }
     DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox dst, session.store().openMailbox(*target));
-    return args.move ? session.store().move(sel.mailbox(), uids, *dst.mailbox)
-                     : session.store().copy(sel.mailbox(), uids, *dst.mailbox);
+    return args.move ? session.store().move(sel.name(), sel.mailbox(), uids, *target,
+                                            *dst.mailbox)
+                     : session.store().copy(sel.mailbox(), uids, *target, *dst.mailbox);
   });
   if (!copied.ok()) co_return replyFor(session, copied.status(), what);
   if (seen_moves) {

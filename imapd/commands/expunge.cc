@@ -40,7 +40,7 @@ asio::awaitable<Reply> execute(Session& session, ExpungeArgs args) {
       if (r && r->live() && (r->system_flags & mailbox::kFlagDeleted)) doomed.push_back(uid);
     }
     if (doomed.empty()) return uint64_t{0};
-    return sel.mailbox().expunge(doomed);
+    return session.store().expunge(sel.name(), sel.mailbox(), doomed);
   });
   if (!done.ok()) co_return replyFor(session, done.status(), "EXPUNGE");
   // The EXPUNGE (or VANISHED) responses go out with the session's updates, now allowed.
