@@ -91,6 +91,7 @@ CommandTable CommandTable::standard() {
       statusCommand(),
       appendCommand(),
       idleCommand(),
+      getquotaCommand(), getquotarootCommand(), setquotaCommand(),
       closeCommand(),
       unselectCommand(),
       checkCommand(),

@@ -40,6 +40,7 @@ ImapService::ImapService(std::string name, const config::Config& config, auth::U
   settings_.idle_timeout = config.getDuration("idle_timeout");
   settings_.auth_failure_delay = config.getDuration("auth_failure_delay");
   settings_.max_append_size = config.getSize("max_literal_size");
+  settings_.quota_warn_percent = static_cast<int>(config.getInt("quota_warn_percent"));
   limits_.max_line = static_cast<size_t>(settings_.max_line_length);
   limits_.max_literal = settings_.max_literal_size;
 

@@ -54,6 +54,7 @@ struct SessionSettings {
   std::chrono::milliseconds auth_failure_delay{2000};
   int max_bad_commands = 10;  // consecutive BAD replies tolerated before BYE
   uint64_t max_append_size = 64ull << 20;  // APPENDLIMIT (RFC 7889): one message
+  int quota_warn_percent = 90;  // SELECT's OK [ALERT] from this share of a limit; 0: never
   // Output is flushed to the socket once this much is queued, so that a FETCH of 10,000
   // bodies never holds more than about this much response in memory.
   size_t flush_threshold = 256 * 1024;

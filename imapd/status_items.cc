@@ -14,6 +14,7 @@ Result<StatusItem> parseStatusItem(std::string_view name) {
   if (u == "UIDVALIDITY") return StatusItem::kUidValidity;
   if (u == "UNSEEN") return StatusItem::kUnseen;
   if (u == "DELETED") return StatusItem::kDeleted;
+  if (u == "DELETED-STORAGE") return StatusItem::kDeletedStorage;
   if (u == "SIZE") return StatusItem::kSize;
   if (u == "RECENT") return StatusItem::kRecent;
   if (u == "HIGHESTMODSEQ") return StatusItem::kHighestModseq;
@@ -23,6 +24,19 @@ Result<StatusItem> parseStatusItem(std::string_view name) {
 }
 
 namespace {
+
+// RFC 9208 §4.1.4 DELETED-STORAGE: the octets an EXPUNGE would give back to the quota root,
+// exactly (the sizes of the live \Deleted messages, as quotaCharge counts them). A pass over
+// the index records, only when asked for.
+Result<uint64_t> deletedStorage(const mailbox::Mailbox& m) {
+  uint64_t bytes = 0;
+  if (m.index().num_deleted == 0) return bytes;
+  for (size_t i = 0; i < m.recordCount(); ++i) {
+    DARIUS_ASSIGN_OR_RETURN(mailbox::IndexRecord r, m.record(i));
+    if (r.live() && (r.system_flags & mailbox::kFlagDeleted) != 0) bytes += r.size;
+  }
+  return bytes;
+}
 
 // UNSEEN by the user's own seen state (issue 17): the live messages not in it.
 Result<uint32_t> unseenFor(mailbox::Store& store, const mailbox::Mailbox& m,
@@ -69,6 +83,11 @@ Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxNa
       case StatusItem::kDeleted:
         out += "DELETED " + std::to_string(h.num_deleted);
         break;
+      case StatusItem::kDeletedStorage: {
+        DARIUS_ASSIGN_OR_RETURN(uint64_t bytes, deletedStorage(*m.mailbox));
+        out += "DELETED-STORAGE " + std::to_string(bytes);
+        break;
+      }
       case StatusItem::kSize:
         out += "SIZE " + std::to_string(h.quota_used);
         break;

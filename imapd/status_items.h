@@ -1,5 +1,5 @@
 // The STATUS data items of one mailbox (RFC 9051 §6.3.11, §7.3.4; SIZE RFC 8438, DELETED
-// RFC 9051, HIGHESTMODSEQ RFC 7162 §3.1.9, APPENDLIMIT RFC 7889, RECENT RFC 3501, MAILBOXID RFC 8474), straight
+// RFC 9051, DELETED-STORAGE RFC 9208 §4.1.4 (a record pass when asked), HIGHESTMODSEQ RFC 7162 §3.1.9, APPENDLIMIT RFC 7889, RECENT RFC 3501, MAILBOXID RFC 8474), straight
 // from the index header (no message file, no record scan except RECENT's tail and a
 // non-owner's UNSEEN). Shared by
 // STATUS and LIST-STATUS (RFC 5819).
@@ -17,7 +17,8 @@
 namespace darius::imapd {
 
 enum class StatusItem { kMessages, kUidNext, kUidValidity, kUnseen, kDeleted, kSize, kRecent,
-                        kHighestModseq, kAppendLimit, kMailboxId };
+                        kHighestModseq, kAppendLimit, kMailboxId,
+                        kDeletedStorage };  // RFC 9208 §4.1.4
 
 // Parses one item name (any case); kInvalid for an unknown one.
 base::Result<StatusItem> parseStatusItem(std::string_view name);

@@ -49,7 +49,7 @@ struct DeliveryOutcome {
     kDelivered,   // stored and durable
     kDuplicate,   // already delivered within the window: accepted, not stored again
     kNoMailbox,   // the user cannot have a mailbox (bad name, user gone): permanent
-    kOverQuota,   // temporary (RFC 3463 X.2.2)
+    kOverQuota,   // the quota root is full (RFC 3463 X.2.2): 552 or 452, by config
     kTemporary,   // the store failed (I/O, lock, corruption): try again later
   };
   Kind kind = Kind::kTemporary;

@@ -12,6 +12,7 @@ LmtpOptions lmtpOptionsFromConfig(const config::Config& config) {
   o.max_data_line = static_cast<size_t>(config.getSize("lmtp_max_line_length"));
   o.delivery_threads = static_cast<unsigned>(config.getInt("lmtp_delivery_threads"));
   o.strict_rcpt = config.getBool("lmtp_strict_rcpt");
+  o.over_quota_permanent = config.getBool("lmtp_over_quota_perm_failure");
   return o;
 }
 

@@ -427,7 +427,11 @@ asio::awaitable<Session::Next> Session::finishMessage(MessageData& message) {
         reply("550 5.1.1 <" + path + "> User unknown");
         break;
       case DeliveryOutcome::Kind::kOverQuota:
-        reply("452 4.2.2 <" + path + "> Mailbox full");
+        // The store refused it under the root's lock (mailbox/store.h), so even racing
+        // deliveries never take a root over its limit; only this recipient is refused.
+        log::notice(log_, "over quota: <{}>: {}", path, o.status.toString());
+        reply(env_.options->over_quota_permanent ? "552 5.2.2 <" + path + "> Mailbox full"
+                                                 : "452 4.2.2 <" + path + "> Mailbox full");
         break;
       case DeliveryOutcome::Kind::kTemporary:
         log::error(log_, "delivery to {} failed: {}", o.mailbox, o.status.toString());

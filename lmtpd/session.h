@@ -49,6 +49,9 @@ struct LmtpOptions {
   // lmtp_strict_rcpt: RCPT TO:<local-part> without a domain is refused with 501 5.1.3, as
   // RFC 5321 has it, instead of naming a user of the default domain.
   bool strict_rcpt = false;
+  // lmtp_over_quota_perm_failure: a recipient over quota gets 552 5.2.2 (permanent) when set,
+  // 452 4.2.2 (the MTA retries) when not (RFC 3463 X.2.2, Cyrus's option).
+  bool over_quota_permanent = true;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};  // per read (idle_timeout)
 };
 

@@ -36,6 +36,10 @@ CommandSpec listCommand();  CommandSpec lsubCommand();  // list.cc, lsub.cc, RFC
 CommandSpec statusCommand();       // status.cc, RFC 9051 §6.3.11
 CommandSpec appendCommand();       // append.cc, RFC 9051 §6.3.12, RFC 3502, RFC 4315
 CommandSpec idleCommand();         // idle.cc, RFC 9051 §6.3.13, RFC 2177
+// Quotas (RFC 9208 §4.1).
+CommandSpec getquotaCommand();      // getquota.cc, RFC 9208 §4.1.1
+CommandSpec getquotarootCommand();  // getquotaroot.cc, RFC 9208 §4.1.2
+CommandSpec setquotaCommand();      // setquota.cc, RFC 9208 §4.1.3
 
 // Selected state (RFC 9051 §6.4).
 CommandSpec closeCommand();     // close.cc, RFC 9051 §6.4.1
@@ -64,7 +68,8 @@ base::Result<std::unique_ptr<PreparedCommand>> parseUidFetch(ArgParser& p);
 inline constexpr std::string_view kStaticCapabilities =
     "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
     "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
-    "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW";
+    "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW "
+    "QUOTA QUOTA=RES-STORAGE QUOTA=RES-MESSAGE QUOTA=RES-MAILBOX QUOTASET";
 
 // The capability list (without "CAPABILITY") for the session's current state: the untagged
 // CAPABILITY response, the greeting and the tagged OK of LOGIN/AUTHENTICATE all use it.

@@ -108,6 +108,26 @@ base::Status writeResync(Session& session, SelectedMailbox& sel, const QresyncPa
   return base::Status::ok();
 }
 
+// RFC 9051 §7.1 ALERT when the mailbox's quota root uses quota_warn_percent or more of a
+// limit (issue 17; Cyrus's quotawarn), so the user hears before a delivery bounces. From the
+// root's usage record: a hint, never worth failing a SELECT for.
+std::string quotaAlert(Session& session, const mailbox::MailboxName& name) {
+  const int warn = session.settings().quota_warn_percent;
+  if (warn <= 0) return {};
+  auto root = session.store().quotaRootOf(name);
+  if (!root.ok() || !*root) return {};
+  auto q = session.store().quota(**root);
+  if (!q.ok()) return {};
+  for (mailbox::QuotaResource r : mailbox::kQuotaResources) {
+    uint64_t pct = mailbox::usedPercent(q->limits, q->usage, r);
+    if (q->limits[r] && pct >= static_cast<uint64_t>(warn)) {
+      return "* OK [ALERT] Quota warning: " + std::string(mailbox::quotaResourceName(r)) +
+             " at " + std::to_string(pct) + "% of the limit\r\n";
+    }
+  }
+  return {};
+}
+
 asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   const char* what = args.examine ? "EXAMINE" : "SELECT";
   if (args.qresync && !session.isEnabled("QRESYNC")) {
@@ -136,6 +156,8 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   SelectedMailbox& sel = **opened;
   if (args.condstore || args.qresync) session.useCondstore();
 
+  const std::string alert =
+      co_await session.blocking([&]() { return quotaAlert(session, *name); });
   std::string out;
   const mailbox::IndexHeader& h = sel.openedIndex();
   out += "* " + std::to_string(sel.count()) + " EXISTS\r\n";
@@ -151,6 +173,7 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   out += "* OK [HIGHESTMODSEQ " + std::to_string(h.highest_modseq) + "] Highest\r\n";
   // OBJECTID (RFC 8474 §4.1): the mailbox's unique id, which survives RENAME.
   out += "* OK [MAILBOXID (" + sel.entry().unique_id + ")] Ok\r\n";
+  out += alert;
   if (rev1) {
     // The first unseen message (RFC 3501 §6.3.1), when there is one.
     for (uint32_t msn = 1; msn <= sel.count(); ++msn) {

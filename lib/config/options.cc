@@ -190,6 +190,11 @@ constexpr OptionDef kOptions[] = {
                     "disk is reported as damaged. Alternate seen and unseen messages take "
                     "about 12 bytes per pair.",
      .section = "mailboxes", .min = 4096},
+    {.name = "quota_warn_percent", .type = T::kInt, .default_value = "90",
+     .description = "SELECT and EXAMINE send an untagged `OK [ALERT]` when the mailbox's quota "
+                    "root uses at least this percentage of any of its limits (RFC 9208); 0 "
+                    "never warns.",
+     .section = "mailboxes", .min = 0, .max = 100},
     {.name = "seen_modseq_runs", .type = T::kInt, .default_value = "512",
      .description = "Runs of per-message modseqs a seen state keeps for CONDSTORE; past "
                     "this many, neighbouring runs are merged, so a client resynchronising "
@@ -246,6 +251,11 @@ constexpr OptionDef kOptions[] = {
                     "`501 5.1.3`, as RFC 5321 has it. By default it names a user of the "
                     "default domain (`defaultdomain`; none when that is unset), as Cyrus and "
                     "Dovecot take it, since delivery agents written for them send it.",
+     .section = "delivery"},
+    {.name = "lmtp_over_quota_perm_failure", .type = T::kBool, .default_value = "yes",
+     .description = "A recipient whose quota root cannot take the message gets `552 5.2.2` "
+                    "(permanent: the sender is told) when yes, `452 4.2.2` (temporary: the "
+                    "MTA retries) when no. Cyrus's option of the same name.",
      .section = "delivery"},
     {.name = "lmtp_delivery_threads", .type = T::kInt, .default_value = "16",
      .description = "Threads that write and fsync delivered messages, so the network threads "
