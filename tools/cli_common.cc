@@ -18,6 +18,23 @@ int reportFailure(const std::string& context, const Status& status) {
 
 Result<config::Config> loadConfig(const std::string& path) { return config::Config::load(path); }
 
+std::string jsonString(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 namespace {
 Result<std::string> readLine(bool echo_off, const char* prompt) {
   struct termios saved {};

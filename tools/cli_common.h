@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "lib/base/result.h"
 #include "lib/config/config.h"
@@ -21,6 +22,10 @@ int reportFailure(const std::string& context, const base::Status& status);
 
 // Loads the config or prints the one-line error (file:line: key: why).
 base::Result<config::Config> loadConfig(const std::string& path);
+
+// `s` as a JSON string literal, quotes included (RFC 8259 §7: '"', '\\' and controls
+// escaped; other bytes, UTF-8 included, as they are).
+std::string jsonString(std::string_view s);
 
 // Reads a password: from a terminal without echo (asked twice when confirm is set), otherwise
 // the first line of standard input.

@@ -8,6 +8,7 @@
 #include "tools/cli_common.h"
 #include "tools/db_command.h"
 #include "tools/init_command.h"
+#include "tools/quota_command.h"
 #include "tools/mailbox_command.h"
 #include "tools/reconstruct_command.h"
 #include "tools/user_command.h"
@@ -165,6 +166,30 @@ int main(int argc, char** argv) {
   }
   for (auto* sub : {init_cmd}) sub->fallthrough();
 
+  tools::QuotaCommand qc;
+  auto* quota_cmd = app.add_subcommand("quota", "show, set and recount quota roots (RFC 9208)");
+  quota_cmd->require_subcommand(1);
+  quota_cmd->fallthrough();
+  {
+    auto* sub = quota_cmd->add_subcommand("get", "a root's usage and limits");
+    sub->add_option("ROOT", qc.root, "internal name, e.g. user/alice")->required();
+    sub = quota_cmd->add_subcommand("set", "change limits: STORAGE=KiB MESSAGE=n MAILBOX=n|none");
+    sub->add_option("ROOT", qc.root, "internal name, e.g. user/alice")->required();
+    sub->add_option("LIMITS", qc.limits, "RESOURCE=LIMIT or RESOURCE=none");
+    sub = quota_cmd->add_subcommand("list", "every root, with usage and limits");
+    sub->add_option("--prefix", qc.prefix, "only roots whose name starts with this");
+    sub = quota_cmd->add_subcommand("recalc", "recount usage from the mailboxes and fix it");
+    sub->add_flag("-n,--dry-run", qc.dry_run, "report only");
+    sub->add_option("--user", qc.user, "the user's roots");
+    sub->add_flag("--all", qc.all, "every root");
+  }
+  for (auto* sub : quota_cmd->get_subcommands({})) {
+    sub->fallthrough();
+    sub->add_flag("--json", qc.json, "print JSON");
+    std::string action = sub->get_name();
+    sub->callback([&qc, action] { qc.action = action; });
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -175,6 +200,7 @@ int main(int argc, char** argv) {
   if (config_cmd->parsed()) return configCommand(config_action, config_path);
   if (rec_cmd->parsed()) return tools::runReconstruct(config_path, rec);
   if (mb_cmd->parsed()) return tools::runMailboxCommand(config_path, mbc);
+  if (quota_cmd->parsed()) return tools::runQuotaCommand(config_path, qc);
   if (db_cmd->parsed()) {
     dbc.batch_set = batch_opt->count() > 0;
     return tools::runDbCommand(dbc);
