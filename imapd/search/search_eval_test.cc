@@ -387,7 +387,7 @@ TEST_F(FourMessages, AnIdenticalCopyHasTheSameEmailId) {
   auto m = store_->openMailbox(*name_);
   ASSERT_TRUE(m.ok());
   std::vector<uint32_t> uids{a_};
-  auto copied = store_->copy(*m->mailbox, uids, *m->mailbox);
+  auto copied = store_->copy(*m->mailbox, uids, *name_, *m->mailbox);
   ASSERT_TRUE(copied.ok());
   uint32_t copy = copied->uids[0].to;
   EXPECT_EQ(search("EMAILID " + emailIdOf(recordOf(a_))), (U{a_, copy}));
