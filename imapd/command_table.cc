@@ -92,6 +92,7 @@ CommandTable CommandTable::standard() {
       appendCommand(),
       idleCommand(),
       getquotaCommand(), getquotarootCommand(), setquotaCommand(),
+      setaclCommand(), deleteaclCommand(), getaclCommand(), listrightsCommand(), myrightsCommand(),
       closeCommand(),
       unselectCommand(),
       checkCommand(),

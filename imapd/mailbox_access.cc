@@ -51,11 +51,18 @@ bool isOwner(const Session& session, const mailbox::MailboxName& name) {
          name.domain() == u->domain;
 }
 
+std::string aclIdentity(const Session& session) {
+  return session.userName() != nullptr ? session.userName()->userId() : std::string();
+}
+
 mailbox::Rights rightsOn(const Session& session, const mailbox::MailboxName& name,
                          const mailbox::MailboxEntry& entry) {
-  std::string id = session.userName() != nullptr ? session.userName()->userId() : session.user();
-  return mailbox::effectiveRights(entry.acl, id, isOwner(session, name),
-                                  session.administers(name.domain()));
+  return mailbox::effectiveRights(entry.acl, aclIdentity(session), isOwner(session, name),
+                                  mayAdminister(session, name));
+}
+
+bool mayAdminister(const Session& session, const mailbox::MailboxName& name) {
+  return session.administers(name.domain());
 }
 
 Result<MailboxAccess> findMailbox(Session& session, const mailbox::MailboxName& name) {
@@ -66,10 +73,27 @@ Result<MailboxAccess> findMailbox(Session& session, const mailbox::MailboxName& 
   }
   MailboxAccess a{name, std::move(*entry), 0};
   a.rights = rightsOn(session, name, a.entry);
-  if ((a.rights & (mailbox::right::kLookup | mailbox::right::kRead)) == 0) {
-    return Status::notFound("no such mailbox");
-  }
+  if ((a.rights & mailbox::kRevealingRights) == 0) return Status::notFound("no such mailbox");
   return a;
+}
+
+Result<MailboxAccess> requireRights(Session& session, const mailbox::MailboxName& name,
+                                    mailbox::Rights need) {
+  DARIUS_ASSIGN_OR_RETURN(MailboxAccess a, findMailbox(session, name));
+  if (!a.has(need)) return Status::permission("missing the " + mailbox::rightsToString(need) +
+                                              " right");
+  return a;
+}
+
+mailbox::CopyFlags settableFlags(mailbox::Rights rights) {
+  using namespace mailbox;
+  CopyFlags f;
+  f.system = 0;
+  if (rights & right::kSeen) f.system |= kFlagSeen;
+  if (rights & right::kDeleteMessage) f.system |= kFlagDeleted;
+  if (rights & right::kWrite) f.system |= kFlagAnswered | kFlagFlagged | kFlagDraft;
+  f.keywords = (rights & right::kWrite) != 0;
+  return f;
 }
 
 Reply noSuchMailbox() { return Reply::no("Mailbox does not exist", "NONEXISTENT"); }

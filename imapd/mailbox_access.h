@@ -3,8 +3,15 @@
 // UTF8=ACCEPT; then the namespace, mailbox/namespace.h), and what the user may do there
 // (RFC 4314 rights from the mailbox's ACL).
 //
+// The RFC 4314 §4 table lives here, not in each command: findMailbox() decides whether the
+// user may know a mailbox exists, requireRights() whether they may do what the command needs,
+// and the admin rule for namespace operations is mayAdminister(). docs/design/acl.md has the
+// table of what each command needs.
+//
 // Errors never tell a user whether a mailbox they may not see exists (issue 6, Security): a
-// mailbox without the lookup or read right answers exactly like a missing one.
+// mailbox on which the user has none of RFC 4314's "Any" rights (l r i k x a,
+// mailbox::kRevealingRights) answers exactly like a missing one ([NONEXISTENT], or TRYCREATE
+// where the command offers it); [NOPERM] only goes to a user who may know it is there.
 //
 // Also the one place that turns store errors into tagged replies (DESIGN.md §5).
 //
@@ -19,6 +26,7 @@
 #include "mailbox/acl.h"
 #include "mailbox/mailbox_list.h"
 #include "mailbox/mailbox_name.h"
+#include "mailbox/store.h"
 
 namespace darius::imapd {
 
@@ -42,12 +50,27 @@ base::Result<std::string> wireName(const Session& session, const mailbox::Mailbo
 base::Result<std::string> externalName(const Session& session, const mailbox::MailboxName& name);
 
 bool isOwner(const Session& session, const mailbox::MailboxName& name);
+// The login's ACL identifier: its user id, or "" for a login that is no user name (it then
+// gets only what `anyone` has: "" never equals a stored identifier).
+std::string aclIdentity(const Session& session);
 mailbox::Rights rightsOn(const Session& session, const mailbox::MailboxName& name,
                          const mailbox::MailboxEntry& entry);
+// The login is an admin (auth/admins.h) of the mailbox's domain. Admins have the implicit
+// l and a (mailbox::kImplicitAdminRights) and, as Cyrus's admins, may CREATE, DELETE and
+// RENAME mailboxes anywhere in their scope; never read mail without an ACL entry.
+bool mayAdminister(const Session& session, const mailbox::MailboxName& name);
 
-// The listed mailbox `name` if the user may see it: kNotFound when it does not exist, is a
-// \Noselect level, or the user has neither the lookup nor the read right.
+// The listed mailbox `name` if the user may know it exists: kNotFound when it does not
+// exist, is a \Noselect level, or the user has none of mailbox::kRevealingRights.
 base::Result<MailboxAccess> findMailbox(Session& session, const mailbox::MailboxName& name);
+// findMailbox(), then kPermission unless the user has every right of `need` (RFC 4314 §4).
+// replyFor() makes [NONEXISTENT] and [NOPERM] of them.
+base::Result<MailboxAccess> requireRights(Session& session, const mailbox::MailboxName& name,
+                                          mailbox::Rights need);
+
+// RFC 4314 §4: the flags a user with `rights` may set (APPEND, COPY, MOVE): \Seen needs "s",
+// \Deleted "t", the other system flags and keywords "w".
+mailbox::CopyFlags settableFlags(mailbox::Rights rights);
 
 // The tagged NO for a store error: NONEXISTENT, ALREADYEXISTS, NOPERM, TOOBIG, OVERQUOTA,
 // LIMIT, CANNOT, or SERVERBUG/UNAVAILABLE for what is the server's fault (logged).

@@ -103,6 +103,8 @@ class Session {
   // `domain` ("" the default domain). False before login and for a login that is no user id.
   bool isAdmin() const;
   bool administers(std::string_view domain) const;
+  // The `admins` list (null: none), for questions about other ids (LISTRIGHTS).
+  const auth::Admins* admins() const { return env_.admins; }
   // Enters the logout state: the session ends once the current reply has been flushed.
   void logout() { state_ = State::kLogout; }
 

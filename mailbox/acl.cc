@@ -9,6 +9,12 @@ namespace {
 
 constexpr std::string_view kLetters = "lrswipkxtean";
 
+std::string hexByte(char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  auto b = static_cast<unsigned char>(c);
+  return {kHex[b >> 4], kHex[b & 15]};
+}
+
 }  // namespace
 
 std::string rightsToString(Rights rights) {
@@ -17,6 +23,28 @@ std::string rightsToString(Rights rights) {
     if (rights & (Rights{1} << i)) out += kLetters[i];
   }
   return out;
+}
+
+std::string rightsToWire(Rights rights) {
+  std::string out;
+  for (char c : std::string_view("lrswipkxte")) {
+    if (rights & (Rights{1} << kLetters.find(c))) out += c;
+  }
+  if (rights & right::kCreate) out += 'c';
+  if (rights & (right::kDeleteMailbox | right::kDeleteMessage | right::kExpunge)) out += 'd';
+  if (rights & right::kAdmin) out += 'a';
+  if (rights & right::kAnnotate) out += 'n';
+  return out;
+}
+
+Result<RightsChange> parseRightsChange(std::string_view text) {
+  RightsChange c;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    c.op = text[0] == '+' ? RightsChange::Op::kAdd : RightsChange::Op::kRemove;
+    text.remove_prefix(1);
+  }
+  DARIUS_ASSIGN_OR_RETURN(c.rights, parseRights(text));
+  return c;
 }
 
 Result<Rights> parseRights(std::string_view letters) {
@@ -30,7 +58,8 @@ Result<Rights> parseRights(std::string_view letters) {
     } else if (c == 'd') {
       r |= right::kDeleteMailbox | right::kDeleteMessage | right::kExpunge;
     } else {
-      return Status::invalid(std::string("unknown right '") + c + "'");
+      std::string shown = c >= 0x21 && c < 0x7f ? std::string(1, c) : "\\x" + hexByte(c);
+      return Status::invalid("unknown right '" + shown + "'");
     }
   }
   return r;

@@ -38,10 +38,35 @@ inline constexpr Rights kAnnotate = 1u << 11;    // n
 inline constexpr Rights kAll = (1u << 12) - 1;
 }  // namespace right
 
-// "lrswipkxtean" order (RFC 4314's listing order).
+// "lrswipkxtean" order (RFC 4314's listing order): the stored form, without the virtual
+// rights.
 std::string rightsToString(Rights rights);
-// kInvalid for a letter RFC 4314 does not define (digits are reserved, §2.1).
+// The wire form of MYRIGHTS and ACL responses (RFC 4314 §2.1.1): the stored letters plus the
+// virtual "c" when k is set and "d" when any of x, t, e is, in Cyrus's order "lrswipkxtecdan".
+std::string rightsToWire(Rights rights);
+// kInvalid for a letter RFC 4314 does not define: upper case, digits (reserved for sites,
+// §2; this server defines none) and anything else.
 base::Result<Rights> parseRights(std::string_view letters);
+
+// The rights argument of SETACL (RFC 4314 §3.1 mod-rights): an optional '+' (add) or '-'
+// (remove), then zero or more rights letters; without a prefix the letters replace.
+struct RightsChange {
+  enum class Op : uint8_t { kReplace, kAdd, kRemove };
+  Op op = Op::kReplace;
+  Rights rights = 0;
+  Rights applyTo(Rights current) const {
+    return op == Op::kAdd ? current | rights : op == Op::kRemove ? current & ~rights : rights;
+  }
+};
+// kInvalid (the client's BAD, §3.1: "an unrecognized right MUST cause ... BAD") for an
+// unknown letter.
+base::Result<RightsChange> parseRightsChange(std::string_view text);
+
+// RFC 4314 §4's "Any": the rights that let a user know a mailbox exists (MYRIGHTS needs one
+// of them). A user with none of them gets the replies of a mailbox that does not exist.
+inline constexpr Rights kRevealingRights = right::kLookup | right::kRead | right::kInsert |
+                                            right::kCreate | right::kDeleteMailbox |
+                                            right::kAdmin;
 
 // Rights the owner of a personal mailbox always has whatever its ACL says, so that a user can
 // never lock themselves out of their own mailboxes (Cyrus's implicit_owner_rights default).

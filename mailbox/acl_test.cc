@@ -3,6 +3,7 @@
 
 #include "lib/io/temp_dir.h"
 #include "mailbox/acl.h"
+#include "mailbox/acl_identifier.h"
 #include "mailbox/subscriptions.h"
 
 namespace darius::mailbox {
@@ -58,6 +59,61 @@ TEST(Acl, EffectiveRightsAddTheImplicitOnes) {
   // A damaged ACL grants only the implicit rights.
   EXPECT_EQ(effectiveRights("bob\tlr\tdangling", "bob", false, false), 0u);
   EXPECT_EQ(effectiveRights("bob\tlr\tdangling", "bob", false, true), kImplicitAdminRights);
+}
+
+TEST(Acl, WireFormAddsTheVirtualRights) {
+  // RFC 4314 §2.1.1: "c" with k, "d" with any of x, t, e; Cyrus's order.
+  EXPECT_EQ(rightsToWire(right::kAll), "lrswipkxtecdan");
+  EXPECT_EQ(rightsToWire(right::kLookup | right::kRead), "lr");
+  EXPECT_EQ(rightsToWire(right::kCreate), "kc");
+  EXPECT_EQ(rightsToWire(right::kExpunge), "ed");
+  EXPECT_EQ(rightsToWire(*parseRights("cd")), "kxtecd");
+  EXPECT_EQ(rightsToWire(0), "");
+}
+
+TEST(Acl, RightsChangesAddRemoveAndReplace) {
+  Rights lr = right::kLookup | right::kRead;
+  EXPECT_EQ(parseRightsChange("+sw")->applyTo(lr), lr | right::kSeen | right::kWrite);
+  EXPECT_EQ(parseRightsChange("-r")->applyTo(lr), right::kLookup);
+  EXPECT_EQ(parseRightsChange("i")->applyTo(lr), right::kInsert);
+  EXPECT_EQ(parseRightsChange("")->applyTo(lr), 0u);
+  EXPECT_EQ(parseRightsChange("-")->applyTo(lr), lr);
+  EXPECT_EQ(parseRightsChange("+")->applyTo(lr), lr);
+  // RFC 4314 §3.1: upper case, digits and unknown letters are refused, never ignored.
+  using std::string_view_literals::operator""sv;
+  for (std::string_view bad : {"lrQ"sv, "+q"sv, "-1"sv, "l r"sv, "++l"sv, "l+"sv, "l\0"sv}) {
+    EXPECT_FALSE(parseRightsChange(bad).ok()) << bad;
+  }
+}
+
+TEST(AclIdentifier, CanonicalFormsPerDomain) {
+  NamespaceOptions o;
+  o.default_domain = "home.example";
+  auto ns = Namespace::create(o);
+  ASSERT_TRUE(ns.ok());
+  auto id = [&](std::string_view wire, std::string_view domain) {
+    auto r = canonicalIdentifier(wire, *ns, domain);
+    return r.ok() ? r->canonical : "!" + std::string(r.status().code() == base::Code::kPermission
+                                                         ? "perm" : "invalid");
+  };
+  EXPECT_EQ(id("bob", ""), "bob");
+  EXPECT_EQ(id("bob@home.example", ""), "bob") << "the default domain is no domain";
+  EXPECT_EQ(id("bob", "example.com"), "bob@example.com") << "a bare name is of the mailbox's domain";
+  EXPECT_EQ(id("bob@EXAMPLE.com", "example.com"), "bob@example.com");
+  EXPECT_EQ(id("-bob", "example.com"), "-bob@example.com");
+  EXPECT_EQ(id("AnyOne", "example.com"), "anyone");
+  EXPECT_EQ(id("-anyone", ""), "-anyone");
+  EXPECT_EQ(id("ANONYMOUS", ""), "anonymous");
+  EXPECT_EQ(id("bob@other.org", "example.com"), "!perm");
+  EXPECT_EQ(id("bob@example.com", ""), "!perm");
+  for (std::string_view bad : {"", "-", "a\tb", "a@b@c", "bob@", "bob@bad_domain", "a\r\nb"}) {
+    EXPECT_EQ(id(bad, ""), "!invalid") << bad;
+  }
+  EXPECT_EQ(id(std::string(600, 'x'), ""), "!invalid");
+  auto neg = canonicalIdentifier("-Bob@example.com", *ns, "example.com");
+  ASSERT_TRUE(neg.ok());
+  EXPECT_TRUE(neg->negative);
+  EXPECT_EQ(neg->subject(), "Bob@example.com") << "local parts keep their case";
 }
 
 TEST(Subscriptions, SubscribeListRenameAndSurviveReopen) {

@@ -56,6 +56,7 @@
 #include "lib/base/result.h"
 #include "lib/io/env.h"
 #include "lib/io/file_lock.h"
+#include "mailbox/acl.h"
 #include "mailbox/change_log.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_list.h"
@@ -210,6 +211,12 @@ class Store {
   // Replaces the entry's mutable fields (acl, quota_root, special_use) and copies the ACL
   // into the mailbox header for reconstruct.
   base::Status updateEntry(const MailboxName& name, const MailboxEntry& entry);
+  // Applies `change` to the rights of `identifier` (stored spelling, mailbox/acl_identifier.h)
+  // in the mailbox's ACL; rights that end up empty remove the entry. Under the namespace
+  // lock, durable (list and header copy) and logged as kAcl (store_acl.cc). Returns the new
+  // ACL. kNotFound when the mailbox is not listed.
+  base::Result<Acl> editAcl(const MailboxName& name, std::string_view identifier,
+                            const RightsChange& change);
 
   // --- Mailboxes ---
   // kNotFound if the name is not listed (or is a \Noselect level). A damaged index or cache

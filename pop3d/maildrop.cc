@@ -37,6 +37,10 @@ Result<std::unique_ptr<Maildrop>> Maildrop::open(mailbox::Store& store,
   d->box_ = std::move(opened.mailbox);
   d->store_ = &store;
   d->inbox_ = inbox;
+  // POP3 only ever opens the login's own INBOX: the owner's rights, admin or not (an admin's
+  // implicit l and a say nothing about reading mail).
+  d->rights_ = mailbox::effectiveRights(opened.entry.acl, inbox.userId(), /*is_owner=*/true,
+                                        /*is_admin=*/false);
   d->uidvalidity_ = d->box_->index().uidvalidity;
   const size_t n = d->box_->recordCount();
   d->messages_.reserve(n - std::min<size_t>(n, d->box_->index().num_expunged));

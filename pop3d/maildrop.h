@@ -32,6 +32,7 @@
 
 #include "lib/base/result.h"
 #include "lib/io/file_lock.h"
+#include "mailbox/acl.h"
 #include "mailbox/store.h"
 
 namespace darius::pop3d {
@@ -71,6 +72,10 @@ class Maildrop {
   std::string uidl(const Message& m) const;
   std::string path(const Message& m) const { return box_->messagePath(m.uid); }
 
+  // The owner's rights on the INBOX (RFC 4314, mailbox::effectiveRights): the session needs
+  // "r" to read it and "t" and "e" to DELE (a POP3 delete is a \Deleted flag and an expunge).
+  mailbox::Rights rights() const { return rights_; }
+
   // False when out of range or already deleted.
   bool dele(uint32_t msgno);
   void rset();
@@ -86,6 +91,7 @@ class Maildrop {
   std::optional<mailbox::MailboxName> inbox_;  // the mailbox box_ is
   UidlFormat uidl_ = UidlFormat::kUidvalidityUid;
   uint32_t uidvalidity_ = 0;
+  mailbox::Rights rights_ = 0;
   std::vector<Message> messages_;
   size_t live_count_ = 0;
   uint64_t live_size_ = 0;

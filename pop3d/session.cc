@@ -350,6 +350,13 @@ asio::awaitable<Session::Next> Session::authenticated(const std::string& user,
     reply("-ERR [SYS/TEMP] Maildrop not available, try again later");
     co_return Next::kContinue;
   }
+  if (((*drop)->rights() & mailbox::right::kRead) == 0) {
+    // RFC 4314 §4: reading the INBOX needs "r", which its owner may have taken away. The
+    // lock goes with the Maildrop; the session stays in AUTHORIZATION.
+    log::notice(log_, "maildrop refused: no read right on the INBOX");
+    reply("-ERR [SYS/PERM] Permission denied: no read right on the maildrop");
+    co_return Next::kContinue;
+  }
   maildrop_ = std::move(*drop);
   state_ = State::kTransaction;
   // Authenticated: the login deadline no longer applies, the idle timeout does, and the

@@ -157,9 +157,15 @@ asio::awaitable<Session::Next> Session::sendMessage(const Maildrop::Message& m,
   co_return Next::kContinue;
 }
 
-// RFC 1939 §5 DELE msg: marked now, removed at QUIT.
+// RFC 1939 §5 DELE msg: marked now, removed at QUIT. It is an expunge, so it needs "t" and
+// "e" on the INBOX (RFC 4314 §4); without them -ERR, and nothing is marked.
 asio::awaitable<Session::Next> Session::cmdDele(const Command& cmd) {
   if (messageOrError(*cmd.msg) == nullptr) co_return Next::kContinue;
+  constexpr mailbox::Rights kNeed = mailbox::right::kDeleteMessage | mailbox::right::kExpunge;
+  if ((maildrop_->rights() & kNeed) != kNeed) {
+    reply("-ERR [SYS/PERM] Permission denied: no right to delete messages");
+    co_return Next::kContinue;
+  }
   maildrop_->dele(*cmd.msg);
   reply("+OK Message " + std::to_string(*cmd.msg) + " deleted");
   co_return Next::kContinue;

@@ -40,6 +40,12 @@ CommandSpec idleCommand();         // idle.cc, RFC 9051 §6.3.13, RFC 2177
 CommandSpec getquotaCommand();      // getquota.cc, RFC 9208 §4.1.1
 CommandSpec getquotarootCommand();  // getquotaroot.cc, RFC 9208 §4.1.2
 CommandSpec setquotaCommand();      // setquota.cc, RFC 9208 §4.1.3
+// Access control (RFC 4314 §3).
+CommandSpec setaclCommand();      // setacl.cc, RFC 4314 §3.1
+CommandSpec deleteaclCommand();   // deleteacl.cc, RFC 4314 §3.2
+CommandSpec getaclCommand();      // getacl.cc, RFC 4314 §3.3
+CommandSpec listrightsCommand();  // listrights.cc, RFC 4314 §3.4
+CommandSpec myrightsCommand();    // myrights.cc, RFC 4314 §3.5
 
 // Selected state (RFC 9051 §6.4).
 CommandSpec closeCommand();     // close.cc, RFC 9051 §6.4.1
@@ -69,6 +75,7 @@ inline constexpr std::string_view kStaticCapabilities =
     "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
     "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
     "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW "
+    "ACL RIGHTS=texk LIST-MYRIGHTS "
     "QUOTA QUOTA=RES-STORAGE QUOTA=RES-MESSAGE QUOTA=RES-MAILBOX QUOTASET";
 
 // The capability list (without "CAPABILITY") for the session's current state: the untagged

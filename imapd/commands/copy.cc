@@ -2,8 +2,10 @@
 // §3): messages are hard-linked into the target (mailbox/store.h), keeping flags and dates.
 //
 // Rights (RFC 4314 §4): "r" on the source (it is selected), "i" on the target; MOVE also
-// needs "t" and "e" on the source. A missing target is NO [TRYCREATE] (§6.4.7) unless the
-// user cannot see it. MOVE reports COPYUID in an untagged OK before the EXPUNGE (or VANISHED)
+// needs "t" and "e" on the source. A copy keeps only the flags the user may set in the target
+// (§4: "s" \Seen, "t" \Deleted, "w" the rest) and never fails for the others. A missing
+// target, and one the user may not know of, is NO [TRYCREATE] (§6.4.7); a visible one
+// without "i" is NO [NOPERM]. MOVE reports COPYUID in an untagged OK before the EXPUNGE (or VANISHED)
 // responses (RFC 6851 §4.3); COPY puts it in the tagged OK. \Seen follows the copier's view
 // into the copier's own \Seen of the target (issue 17, imapd/user_seen.h).
 #include "imapd/commands/commands.h"
@@ -69,15 +71,16 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
   }
   auto copied = co_await session.blocking([&]() -> base::Result<mailbox::CopyResult> {
     // Copying into the selected mailbox itself uses its own handle.
+    const mailbox::CopyFlags keep = settableFlags(access->rights);
     if (access->entry.unique_id == sel.entry().unique_id) {
       return args.move ? session.store().move(sel.name(), sel.mailbox(), uids, *target,
-                                              sel.mailbox())
-                       : session.store().copy(sel.mailbox(), uids, *target, sel.mailbox());
+                                              sel.mailbox(), keep)
+                       : session.store().copy(sel.mailbox(), uids, *target, sel.mailbox(), keep);
     }
     DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox dst, session.store().openMailbox(*target));
     return args.move ? session.store().move(sel.name(), sel.mailbox(), uids, *target,
-                                            *dst.mailbox)
-                     : session.store().copy(sel.mailbox(), uids, *target, *dst.mailbox);
+                                            *dst.mailbox, keep)
+                     : session.store().copy(sel.mailbox(), uids, *target, *dst.mailbox, keep);
   });
   if (!copied.ok()) co_return replyFor(session, copied.status(), what);
   if (seen_moves) {

@@ -2,8 +2,10 @@
 //
 // A trailing separator only says the client wants to create children later; it is dropped
 // (§6.3.4). A personal mailbox below the user's own INBOX needs no right; anywhere else the
-// "k" right on the parent (RFC 4314 §4). The new mailbox inherits its parent's ACL, as
-// Cyrus's does, or gets the owner's full ACL at the top of a user's hierarchy.
+// "k" right on the nearest existing parent (RFC 4314 §4); an admin needs none in their scope,
+// and only an admin may create a top-level shared mailbox. The new mailbox inherits its
+// parent's ACL (RFC 4314 §4 SHOULD, as Cyrus's does), or gets the owner's full ACL at the top
+// of a user's hierarchy, the creating admin's at the top of a shared one.
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
@@ -66,9 +68,11 @@ asio::awaitable<Reply> execute(Session& session, CreateArgs args) {
     }
     co_return Reply::no(name.status().message(), "CANNOT");
   }
-  // Who may create it, and with which ACL: the nearest listed ancestor decides.
+  // Who may create it, and with which ACL: the nearest listed ancestor decides (its "k"), the
+  // owner always in their own hierarchy, an admin anywhere in their scope; so a top-level
+  // shared mailbox, which has no ancestor, only an admin.
   std::string acl;
-  bool allowed = isOwner(session, *name);
+  bool allowed = isOwner(session, *name) || mayAdminister(session, *name);
   for (auto up = name->parent(); up; up = up->parent()) {
     auto e = session.store().list().lookup(*up);
     if (!e.ok()) continue;
@@ -83,6 +87,13 @@ asio::awaitable<Reply> execute(Session& session, CreateArgs args) {
               .toString();
   }
   if (!allowed) co_return Reply::no("Permission denied", "NOPERM");
+  // An existing mailbox the user may not know of answers as a refusal, not ALREADYEXISTS
+  // (RFC 4314 §6; Cyrus does the same).
+  if (auto there = session.store().list().lookup(*name); there.ok()) {
+    bool hidden = (there->flags & mailbox::MailboxEntry::kDeleted) == 0 &&
+                  (rightsOn(session, *name, *there) & mailbox::kRevealingRights) == 0;
+    if (hidden) co_return Reply::no("Permission denied", "NOPERM");
+  }
   mailbox::CreateOptions o;
   o.acl = acl;
   o.special_use = args.special_use;

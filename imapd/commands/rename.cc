@@ -1,7 +1,10 @@
 // RENAME (RFC 9051 §6.3.6): renames a mailbox and everything below it. Renaming INBOX moves
 // its messages into a new mailbox and leaves INBOX empty, sub-folders in place (the INBOX
 // rule). Needs "x" on the source and "k" on the target's parent (RFC 4314 §4); the user's own
-// hierarchy needs no "k". Subscriptions follow the rename (as Cyrus does).
+// hierarchy needs no "k", and an admin of the domain neither. A source the user may not know
+// of is [NONEXISTENT]; a target they may not know of is [NOPERM], never ALREADYEXISTS. The
+// ACLs go with the renamed mailboxes (§4: RENAME SHOULD NOT change them). Subscriptions
+// follow the rename (as Cyrus does).
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
@@ -24,7 +27,7 @@ base::Result<RenameArgs> parse(ArgParser& p) {
 }
 
 bool mayCreateUnder(Session& session, const mailbox::MailboxName& name) {
-  if (isOwner(session, name)) return true;
+  if (isOwner(session, name) || mayAdminister(session, name)) return true;
   for (auto up = name.parent(); up; up = up->parent()) {
     auto e = session.store().list().lookup(*up);
     if (e.ok()) return (rightsOn(session, *up, *e) & mailbox::right::kCreate) != 0;
@@ -42,13 +45,19 @@ asio::awaitable<Reply> execute(Session& session, RenameArgs args) {
     if (to.status().code() == base::Code::kTooBig) co_return Reply::no("Name too long", "TOOBIG");
     co_return Reply::no(to.status().message(), "CANNOT");
   }
-  auto access = findMailbox(session, *from);
+  auto access = requireRights(session, *from,
+                              mayAdminister(session, *from) ? 0 : mailbox::right::kDeleteMailbox);
   if (!access.ok()) co_return replyFor(session, access.status(), "RENAME");
-  if (!access->has(mailbox::right::kDeleteMailbox)) {
-    co_return Reply::no("Permission denied", "NOPERM");
-  }
   if (!mayCreateUnder(session, *to)) co_return Reply::no("Permission denied", "NOPERM");
   if (to->isInbox()) co_return Reply::no("Mailbox already exists", "ALREADYEXISTS");
+  // A target the user may not know of is refused like one they may not create under, never
+  // with ALREADYEXISTS (RFC 4314 §6).
+  if (auto there = session.store().list().lookup(*to); there.ok()) {
+    if ((rightsOn(session, *to, *there) & mailbox::kRevealingRights) == 0) {
+      co_return Reply::no("Permission denied", "NOPERM");
+    }
+    co_return Reply::no("Mailbox already exists", "ALREADYEXISTS");
+  }
   if (session.selected() != nullptr && from->contains(session.selected()->name())) {
     session.unselect();
   }

@@ -5,8 +5,9 @@
 // advertise CONDSTORE, RFC 7162 §3.1.2.1), the LIST response IMAP4rev2 requires, and for
 // IMAP4rev1 sessions RECENT and UNSEEN. A SELECT that fails leaves no mailbox selected
 // (§6.3.2), and a previously selected one is announced closed with OK [CLOSED] (RFC 7162
-// §3.2.11, RFC 9051 §7.1). Without the read right the mailbox does not exist for the user;
-// without any right to change it, SELECT opens it read-only (RFC 4314 §4).
+// §3.2.11, RFC 9051 §7.1). Without the read right it is NO [NOPERM] (NONEXISTENT for a user
+// with no right that reveals it, imapd/mailbox_access.h); without any right to change it,
+// SELECT opens it read-only (RFC 4314 §4, §5.2: READ-ONLY unless i, e or a flag right).
 #include <algorithm>
 
 #include "imapd/commands/commands.h"
@@ -140,9 +141,9 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   }
   auto name = internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
-  auto access = findMailbox(session, *name);
+  // RFC 4314 §4: "r"; a user who may only know of the mailbox gets [NOPERM].
+  auto access = requireRights(session, *name, mailbox::right::kRead);
   if (!access.ok()) co_return replyFor(session, access.status(), what);
-  if (!access->has(mailbox::right::kRead)) co_return noSuchMailbox();
   bool read_only = args.examine || (access->rights & kAnyWrite) == 0;
   bool rev1 = session.updateStyle().rev1;
   auto opened = co_await session.blocking([&]() -> base::Result<std::unique_ptr<SelectedMailbox>> {

@@ -34,13 +34,10 @@ base::Result<StatusArgs> parse(ArgParser& p) {
 asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
   auto name = internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
-  auto access = findMailbox(session, *name);
+  // RFC 4314 §4: STATUS needs "r". A user who may know of the mailbox (LIST shows it with
+  // "l") gets [NOPERM]; one who may not, [NONEXISTENT].
+  auto access = requireRights(session, *name, mailbox::right::kRead);
   if (!access.ok()) co_return replyFor(session, access.status(), "STATUS");
-  // RFC 4314 §4: STATUS needs "r". With "l" alone the mailbox is visible in LIST, so saying
-  // it does not exist would be inconsistent; without "l" findMailbox already said so.
-  if (!access->has(mailbox::right::kRead)) {
-    co_return Reply::no("STATUS: permission denied", "NOPERM");
-  }
   for (StatusItem i : args.items) {
     if (i == StatusItem::kHighestModseq) session.useCondstore();
   }

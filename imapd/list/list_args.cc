@@ -60,6 +60,8 @@ Status parseReturnOption(ArgParser& p, ListArgs& a) {
     a.return_special_use = true;
   } else if (u == "STATUS") {
     return parseStatusOption(p, a);
+  } else if (u == "MYRIGHTS") {
+    a.return_myrights = true;  // RFC 8440 §3
   } else {
     return Status::invalid("Unknown LIST return option " + u);
   }

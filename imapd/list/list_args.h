@@ -48,13 +48,14 @@ struct ListArgs {
   std::string reference;
   std::vector<std::string> patterns;  // at least one; may hold "" (see above)
 
-  // Return options (RFC 5258 §3.2, RFC 5819, RFC 6154 §2); the selection options SUBSCRIBED
+  // Return options (RFC 5258 §3.2, RFC 5819, RFC 6154 §2, RFC 8440); the selection options SUBSCRIBED
   // and SPECIAL-USE imply the return options of the same name, which the parser sets.
   bool return_subscribed = false;
   bool return_children = false;
   bool return_special_use = false;
   bool return_status = false;
   std::vector<StatusItem> status_items;  // non-empty when return_status
+  bool return_myrights = false;          // RFC 8440
 
   bool operator==(const ListArgs&) const = default;
 };

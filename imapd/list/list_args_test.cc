@@ -131,6 +131,11 @@ TEST(ListArgs, ReturnOptions) {
   a = list(" (SUBSCRIBED) \"\" (a b) RETURN (STATUS (HIGHESTMODSEQ))");
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->status_items, std::vector<StatusItem>{StatusItem::kHighestModseq});
+  EXPECT_FALSE(a->return_myrights);
+
+  a = list(" \"\" * RETURN (myrights)");  // RFC 8440 §3
+  ASSERT_TRUE(a.ok()) << a.status().toString();
+  EXPECT_TRUE(a->return_myrights);
 }
 
 TEST(ListArgs, MalformedIsBad) {
@@ -155,7 +160,7 @@ TEST(ListArgs, MalformedIsBad) {
            " \"\" * (CHILDREN)",                // RETURN missing
            " (BOGUS) \"\" *",                   // unknown selection option: MUST be BAD
            " (SUBSCRIBED (x)) \"\" *",          // an option value where none is defined
-           " \"\" * RETURN (MYRIGHTS)",         // unknown return option
+           " \"\" * RETURN (MYRIGHT)",          // unknown return option
            " \"\" * RETURN (X-VENDOR (1 2))",   // unknown vendor option with a value
            " \"\" a\"b",                        // quote inside an atom-like pattern
            " \"\" a(b",                         // "(" inside a pattern

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "imapd/acl_reply.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
 #include "imapd/status_items.h"
@@ -94,6 +95,10 @@ void writeLine(Session& session, const Line& l, ListMode mode, char sep) {
   if (l.name.childinfo_subscribed) out += " (\"CHILDINFO\" (\"SUBSCRIBED\"))";
   session.writeUntagged(out);
   if (l.status) session.writeUntagged("STATUS " + l.wire + " (" + *l.status + ")");
+  if (l.name.myrights) {
+    session.writeUntagged("MYRIGHTS " + l.wire + " " +
+                          astringOut(mailbox::rightsToWire(*l.name.myrights)));
+  }
 }
 
 }  // namespace
@@ -139,6 +144,7 @@ asio::awaitable<Reply> respondList(Session& session, ListArgs args, ListMode mod
   // when asked.
   q.return_special_use = args.return_special_use || !args.extended;
   q.return_status = args.return_status;
+  q.return_myrights = args.return_myrights;
   q.nonexistent_attr = args.extended || session.isEnabled("IMAP4REV2");
   const size_t max_name = mailbox::kMaxMailboxNameLength + 64;  // plus a namespace prefix
   for (const std::string& p : args.patterns) {

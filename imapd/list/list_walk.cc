@@ -22,6 +22,7 @@ struct Node {
   bool visible = false;             // a listed mailbox with the lookup right
   bool selectable = false;          // ... that is not a \Noselect entry
   bool readable = false;            // ... with the read right
+  mailbox::Rights rights = 0;       // ... the user's rights on it
   bool subscribed = false;
   std::string special_use;  // the user's own mailboxes only
   bool visible_below = false;             // some visible mailbox lies below
@@ -80,8 +81,8 @@ class Walker {
 
   // The same rule as rightsOn() in imapd/mailbox_access.cc.
   mailbox::Rights rightsOf(const MailboxName& name, const MailboxEntry& entry) const {
-    return mailbox::effectiveRights(entry.acl, viewer_.acl_id, isOwner(name),
-                                    viewer_.administers(name.domain()));
+    return mailbox::effectiveRights(entry.acl, viewer_.owns_mailboxes ? viewer_.acl_id : "",
+                                    isOwner(name), viewer_.administers(name.domain()));
   }
 
   Node& node(const std::string& external) {
@@ -170,6 +171,7 @@ class Walker {
     n.visible = true;
     n.selectable = (entry.flags & MailboxEntry::kNoSelect) == 0;
     n.readable = (rights & mailbox::right::kRead) != 0;
+    n.rights = rights;
     if (isOwner(name)) n.special_use = entry.special_use;
     return true;
   }
@@ -297,6 +299,7 @@ class Walker {
       if (query_.return_status && criteria && l.select == ListedName::Select::kSelectable) {
         l.status_mailbox = n.name;
       }
+      if (query_.return_myrights && criteria && n.visible) l.myrights = n.rights;
     }
     return l;
   }

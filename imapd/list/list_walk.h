@@ -42,6 +42,7 @@
 
 #include "imapd/list/list_pattern.h"
 #include "lib/base/result.h"
+#include "mailbox/acl.h"
 #include "mailbox/mailbox_name.h"
 #include "mailbox/namespace.h"
 #include "mailbox/store.h"
@@ -78,6 +79,7 @@ struct ListQuery {
   // \NonExistent for names without a mailbox (LIST-EXTENDED, IMAP4rev2); \Noselect when
   // false (IMAP4rev1's basic LIST, which predates \NonExistent).
   bool nonexistent_attr = true;
+  bool return_myrights = false;  // RFC 8440
 };
 
 struct ListedName {
@@ -92,6 +94,9 @@ struct ListedName {
   bool childinfo_subscribed = false; // ("CHILDINFO" ("SUBSCRIBED"))
   // The mailbox a STATUS response should follow for (LIST-STATUS: selectable and readable).
   std::optional<mailbox::MailboxName> status_mailbox;
+  // The user's rights, for a MYRIGHTS response (RFC 8440 §3: a listable mailbox that meets
+  // the selection criteria; not a level listed only for its children).
+  std::optional<mailbox::Rights> myrights;
 
   // "\NonExistent \HasChildren \Subscribed" (without the parentheses).
   std::string attributes() const;
