@@ -5,6 +5,7 @@
 
 #include "lib/config/config_docs.h"
 #include "lib/config/options.h"
+#include "tools/acl_command.h"
 #include "tools/cli_common.h"
 #include "tools/db_command.h"
 #include "tools/init_command.h"
@@ -166,6 +167,30 @@ int main(int argc, char** argv) {
   }
   for (auto* sub : {init_cmd}) sub->fallthrough();
 
+  tools::AclCommand aclc;
+  auto* acl_cmd = app.add_subcommand("acl", "show or change a mailbox's access control list");
+  acl_cmd->require_subcommand(1);
+  acl_cmd->fallthrough();
+  {
+    auto* sub = acl_cmd->add_subcommand("get", "the ACL entries: identifier, rights");
+    sub->add_option("MAILBOX", aclc.mailbox, "internal name, e.g. user/alice/Sent")->required();
+    sub = acl_cmd->add_subcommand("set", "set (RIGHTS), add (+RIGHTS) or remove (-- -RIGHTS)");
+    sub->add_option("MAILBOX", aclc.mailbox, "internal name, e.g. user/alice/Sent")->required();
+    sub->add_option("ID", aclc.identifier, "user, anyone, anonymous; -ID: negative rights")
+        ->required();
+    sub->add_option("RIGHTS", aclc.rights, "letters of lrswipkxtean (c = k, d = xte)")
+        ->required();
+    sub = acl_cmd->add_subcommand("delete", "remove an identifier's entry");
+    sub->add_option("MAILBOX", aclc.mailbox, "internal name, e.g. user/alice/Sent")->required();
+    sub->add_option("ID", aclc.identifier, "user, anyone, anonymous, -ID")->required();
+  }
+  for (auto* sub : acl_cmd->get_subcommands({})) {
+    sub->fallthrough();
+    sub->add_flag("--json", aclc.json, "print JSON");
+    std::string action = sub->get_name();
+    sub->callback([&aclc, action] { aclc.action = action; });
+  }
+
   tools::QuotaCommand qc;
   auto* quota_cmd = app.add_subcommand("quota", "show, set and recount quota roots (RFC 9208)");
   quota_cmd->require_subcommand(1);
@@ -201,6 +226,7 @@ int main(int argc, char** argv) {
   if (rec_cmd->parsed()) return tools::runReconstruct(config_path, rec);
   if (mb_cmd->parsed()) return tools::runMailboxCommand(config_path, mbc);
   if (quota_cmd->parsed()) return tools::runQuotaCommand(config_path, qc);
+  if (acl_cmd->parsed()) return tools::runAclCommand(config_path, aclc);
   if (db_cmd->parsed()) {
     dbc.batch_set = batch_opt->count() > 0;
     return tools::runDbCommand(dbc);
