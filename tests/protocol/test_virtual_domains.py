@@ -1,7 +1,8 @@
 """Virtual domains end to end (issue 17, docs/design/naming.md) against the real dariusd:
 users made by `darius user add alice@example.com`, IMAP and POP3 logins with the domain,
 LMTP to alice@example.com and alice+folder@example.com, ACLs and shared folders within a
-domain, a domain admin (admin@example.com) who sees only example.com, and three users named
+domain, quotas per domain (SETQUOTA by the domain admin, LMTP 552 for one erin and not the
+other), a domain admin (admin@example.com) who sees only example.com, and three users named
 alice (example.com, other.org, the default domain) who never see each other's mail.
 
 Names are the default namespace: altnamespace with "/" ("Lists", "Other Users/bob/Shared",
@@ -156,8 +157,11 @@ class VirtualDomainsTest(unittest.TestCase):
 
     def test_listing_shows_only_the_own_domain(self):
         a = self.imap("alice@example.com", "ex-alice-pw")
-        self.assertEqual(self.listed(a), ["INBOX", "Lists", "Other Users/bob/Shared",
-                                          "Shared Folders/news"])
+        # (Other tests may add example.com folders; none of another domain may show.)
+        names = self.listed(a)
+        for n in ("INBOX", "Lists", "Other Users/bob/Shared", "Shared Folders/news"):
+            self.assertIn(n, names)
+        self.assertEqual([n for n in names if "other.org" in n or "@" in n], [])
         o = self.imap("alice@other.org", "org-alice-pw")
         self.assertEqual(self.listed(o), ["INBOX", "Lists", "Shared Folders/news"])
         d = self.imap(*DEFAULT_ALICE)
@@ -200,6 +204,43 @@ class VirtualDomainsTest(unittest.TestCase):
         b.select('"Shared"', readonly=True)
         typ, data = b.fetch("1", "(FLAGS)")
         self.assertNotIn(b"\\Seen", data[0])
+
+    # --- quotas inside a domain (RFC 9208) ---
+
+    def test_quotas_are_per_domain(self):
+        # Two new users named erin, in example.com and other.org, so that no other test's
+        # mail is in the way.
+        for user in ("erin@example.com", "erin@other.org"):
+            darius("user", "add", "-C", self.inst.conf, user, "--password", "erin-pw")
+            self.imap(user, "erin-pw").select("INBOX")  # makes the INBOX, the implicit root
+        admin = self.imap("admin@example.com", "ex-admin-pw")
+        typ, data = admin.setquota('"Other Users/erin"', "(STORAGE 1)")
+        self.assertEqual(typ, "OK", data)
+        # The domain admin cannot even name another domain's root; a user sets no quota.
+        typ, data = admin.setquota('"Other Users/erin@other.org"', "(STORAGE 1)")
+        self.assertEqual(typ, "NO", data)
+        a = self.imap("erin@example.com", "erin-pw")
+        typ, data = a.setquota("INBOX", "(STORAGE 100000)")
+        self.assertEqual(typ, "NO", data)
+        typ, data = a.getquotaroot("INBOX")
+        self.assertEqual(typ, "OK", data)
+        self.assertRegex(b" ".join(d for part in data for d in part if d),
+                         rb"STORAGE \d+ 1\)")
+        # 2 KiB for each erin: only example.com's is over her limit.
+        body = "Subject: big\r\n\r\n" + "x" * 2048 + "\r\n"
+        lmtp = smtplib.LMTP("127.0.0.1", self.inst.port("lmtp"))
+        self.addCleanup(lmtp.quit)
+        lmtp.ehlo_or_helo_if_needed()
+        lmtp.mail("s@example.net")
+        for rcpt in ("erin@example.com", "erin@other.org"):
+            self.assertEqual(lmtp.rcpt(rcpt)[0], 250, rcpt)
+        lmtp.putcmd("data")
+        self.assertEqual(lmtp.getreply()[0], 354)
+        lmtp.send(body.encode() + b".\r\n")
+        codes = [lmtp.getreply()[0] for _ in range(2)]
+        self.assertEqual(codes, [552, 250])
+        self.assertEqual(self.subjects(self.imap("erin@other.org", "erin-pw"), "INBOX"), ["big"])
+        self.assertEqual(self.subjects(self.imap("erin@example.com", "erin-pw"), "INBOX"), [])
 
     # --- the domain admin ---
 
