@@ -6,8 +6,9 @@ other), a domain admin (admin@example.com) who sees only example.com, and three 
 alice (example.com, other.org, the default domain) who never see each other's mail.
 
 Names are the default namespace: altnamespace with "/" ("Lists", "Other Users/bob/Shared",
-"Shared Folders/news"). Mailboxes with ACLs are made by the store's own tool (`darius mailbox
-create --acl`), so this test does not depend on SETACL."""
+"Shared Folders/news"). The fixture's mailboxes with ACLs are made by the store's own tool
+(`darius mailbox create --acl`); SETACL/GETACL inside a domain and by the domain admin have
+their own tests."""
 import imaplib
 import os
 import poplib
@@ -204,6 +205,45 @@ class VirtualDomainsTest(unittest.TestCase):
         b.select('"Shared"', readonly=True)
         typ, data = b.fetch("1", "(FLAGS)")
         self.assertNotIn(b"\\Seen", data[0])
+
+    # --- ACL commands inside a domain (RFC 4314) ---
+
+    def test_acl_identifiers_stay_inside_the_domain(self):
+        a = self.imap("alice@example.com", "ex-alice-pw")
+        a.create('"Team"')
+        # "bob" on a mailbox of example.com is bob@example.com, never the default bob.
+        typ, data = a.setacl('"Team"', "bob", "lr")
+        self.assertEqual(typ, "OK", data)
+        typ, data = a.getacl('"Team"')
+        self.assertEqual(typ, "OK", data)
+        self.assertIn(b"bob@example.com lr", data[0])
+        # A user of another domain can never reach the mailbox: NO, and nothing changes.
+        typ, data = a.setacl('"Team"', "alice@other.org", "lr")
+        self.assertEqual(typ, "NO", data)
+        b = self.imap("bob@example.com", "ex-bob-pw")
+        self.assertIn("Other Users/alice/Team", self.listed(b))
+        typ, _ = self.imap("bob", "default-bob-pw").select('"Other Users/alice/Team"')
+        self.assertEqual(typ, "NO")
+        self.assertEqual(self.listed(self.imap("alice@other.org", "org-alice-pw"),
+                                     "Other Users/*"), [])
+
+    def test_domain_admin_manages_the_domain(self):
+        m = self.imap("admin@example.com", "ex-admin-pw")
+        typ, data = m.create('"Shared Folders/announce"')
+        self.assertEqual(typ, "OK", data)
+        typ, data = m.setacl('"Shared Folders/announce"', "anyone", "lr")
+        self.assertEqual(typ, "OK", data)
+        # The admin has "a" on alice's folders without being given it.
+        typ, data = m.setacl('"Other Users/alice/Lists"', "bob", "lr")
+        self.assertEqual(typ, "OK", data)
+        self.assertIn("Shared Folders/announce",
+                      self.listed(self.imap("alice@example.com", "ex-alice-pw")))
+        self.assertIn("Other Users/alice/Lists",
+                      self.listed(self.imap("bob@example.com", "ex-bob-pw")))
+        # Nothing of it reaches other.org, nor the default domain.
+        self.assertNotIn("Shared Folders/announce",
+                         self.listed(self.imap("alice@other.org", "org-alice-pw")))
+        self.assertNotIn("Shared Folders/announce", self.listed(self.imap(*DEFAULT_ALICE)))
 
     # --- quotas inside a domain (RFC 9208) ---
 
