@@ -125,8 +125,11 @@ class LmtpTest : public ::testing::Test {
   void TearDown() override {
     if (host_) host_->stop();
     if (thread_.joinable()) thread_.join();
-    host_.reset();
+    // The service first: its destructor joins the delivery pool, whose threads may still be
+    // dropping their copy of a session's strand executor after handing a result back; the
+    // io_context that strand lives in must outlive them (dariusd destroys in this order too).
     service_.reset();
+    host_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
