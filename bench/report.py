@@ -42,6 +42,13 @@ ROWS = [
 for _cmd in ("LMTP deliver", "SELECT", "FETCH", "STORE", "SEARCH", "NOOP"):
     ROWS.append((f"mixed: {_cmd} p50", "mixed", f"{_cmd} p50_ms", "ms", False))
     ROWS.append((f"mixed: {_cmd} p99", "mixed", f"{_cmd} p99_ms", "ms", False))
+# The shared-folder row (issue 17): its sizes are in the line under the table.
+ROWS += [
+    ('LIST "" "*", shared visible (median)', "list_shared", "median_ms", "ms", False),
+    ("  p90", "list_shared", "p90_ms", "ms", False),
+    ("  first LIST after login", "list_shared", "first_ms", "ms", False),
+    ("  setup: shared mailboxes made", "list_shared", "setup_mailboxes_per_s", "/s", True),
+]
 
 
 def fmt(v):
@@ -89,8 +96,9 @@ def cell(results, metric, check_prefix=""):
     return med, text, note
 
 
-def build_table(runs, servers, darius_only_rows, physical):
-    """runs: {server: {workload: [result, ...]}}. Returns the table as text."""
+def build_table(runs, servers, darius_only_rows, physical, params=None):
+    """runs: {server: {workload: [result, ...]}}; params: the run's sizes (the LIST row's
+    line). Returns the table as text."""
     anchors = [s for s in servers if s != "darius"]
     head = ["workload", "unit"] + servers + [f"darius/{a}" for a in anchors if "darius" in servers]
     lines = []
@@ -131,6 +139,10 @@ def build_table(runs, servers, darius_only_rows, physical):
                f"on the bench filesystem, page-cache read {fmt(physical.get('page_cache_read_mib_per_s'))} MiB/s")
     out.append("cells: median (min..max) over rounds; ↑ higher is better, ↓ lower is better; "
                "ratio = darius median / anchor median; ✗ = ran but gave a wrong result (see notes)")
+    if params and params.get("shared") and any(runs.get(s, {}).get("list_shared") for s in servers):
+        out.append(f'LIST "" "*": bench1 may see {params["visible"]:,} of {params["shared"]:,} shared mailboxes '
+                   f'(ACL "bench1 lr"); {params.get("list_reps", "?")} LISTs on one connection after a first one; '
+                   "setup (not ranked): Darius and Cyrus over IMAP as admin, Dovecot on disk")
     busiest = max(((r.get("client_cpu_s", 0) / r["wall_s"], s, wl) for s in servers
                    for wl, rs in runs.get(s, {}).items() for r in rs
                    if r.get("ok") and r.get("wall_s", 0) > 0.5), default=None)
@@ -197,6 +209,52 @@ def check_failures(runs, servers, expected, rounds, darius_rows=None, want_dariu
     if physical is not None and not physical:
         out.append("physical limits: the probe measured nothing")
     return out
+
+
+def compare_table(runs, off, on, physical=None):
+    """--compare-acl-quota: per row, Darius without (`off`) and with (`on`) ACLs and quotas,
+    medians (min..max) over the rounds, the ratio on/off, and what it costs: the slowdown in
+    percent (positive = slower with ACLs and quotas on, whichever way the row counts). A
+    difference whose ranges overlap is marked "~" (within the rounds' spread: noise)."""
+    head = ["workload", "unit", "off", "on", "on/off", "cost"]
+    lines = []
+    for label, wl, metric, unit, higher, *prefix in ROWS:
+        if wl == "list_shared":
+            continue
+        a = [r["metrics"][metric] for r in runs.get(off, {}).get(wl, [])
+             if r.get("ok") and r.get("metrics", {}).get(metric) is not None]
+        b = [r["metrics"][metric] for r in runs.get(on, {}).get(wl, [])
+             if r.get("ok") and r.get("metrics", {}).get(metric) is not None]
+        if not a or not b:
+            lines.append([label, unit, fmt(median_or_none(a)), fmt(median_or_none(b)), "-", "-"])
+            continue
+        ma, mb = statistics.median(a), statistics.median(b)
+        ratio = mb / ma if ma else None
+        cost = None
+        if ma and mb:
+            cost = (ma / mb - 1) * 100 if higher else (mb / ma - 1) * 100
+        overlap = min(max(a), max(b)) >= max(min(a), min(b))
+        cell_ = lambda v: fmt(statistics.median(v)) if len(v) == 1 else \
+            f"{fmt(statistics.median(v))} ({fmt(min(v))}..{fmt(max(v))})"
+        lines.append([label, unit + ("" if not unit else (" ↑" if higher else " ↓")), cell_(a), cell_(b),
+                      f"{ratio:.3f}" if ratio else "-",
+                      "-" if cost is None else f"{cost:+.1f}%" + (" ~" if overlap and len(a) > 1 else "")])
+    widths = [max(len(str(r[i])) for r in [head] + lines) for i in range(len(head))]
+    widths[0] = min(widths[0], 40)
+
+    def render(r):
+        return "  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r))
+
+    out = [render(head), "  ".join("-" * w for w in widths)] + [render(r) for r in lines]
+    out.append("")
+    out.append("off: Darius as in the main table; on: every user's INBOX has three ACL entries for other users "
+               "and a quota root (STORAGE and MESSAGE limits far above the run)")
+    out.append("cost: slowdown with ACLs and quotas on (+ = slower, whichever way the row counts); "
+               "~ = the two ranges of rounds overlap (within noise)")
+    if physical:
+        out.append(f"physical limits: {fmt(physical.get('fsync_per_s'))} small write+fsync/s, "
+                   f"page-cache read {fmt(physical.get('page_cache_read_mib_per_s'))} MiB/s")
+    return "\n".join(out)
 
 
 def median_or_none(vals):

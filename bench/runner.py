@@ -44,16 +44,37 @@ ROOT = os.path.dirname(HERE)
 PARAMS = {
     "quick": dict(rounds=1, users=50, mailbox=1000, corpus=1500, lmtp1=100, lmtp8=400, multi=100,
                   rcpts=4, logins=50, selects=50, pop3=1000, append=100, idle=1000, mixed=10,
-                  db_keys=20000, db_updates=200, mb_msgs=2000, timeout=900),
+                  db_keys=20000, db_updates=200, mb_msgs=2000, shared=2000, visible=200, list_reps=20,
+                  timeout=900),
     "full": dict(rounds=3, users=100, mailbox=10000, corpus=12000, lmtp1=1000, lmtp8=4000, multi=500,
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
-                 db_keys=200000, db_updates=1000, mb_msgs=10000, timeout=3600),
+                 db_keys=200000, db_updates=1000, mb_msgs=10000, shared=100000, visible=1000, list_reps=20,
+                 timeout=3600),
+}
+
+# --acl-quota: every bench user's quota root gets these limits, far above what a run uses
+# (100 GiB, ten million messages), so that the limits are checked on every append and never hit.
+QUOTA_KIB = 100 * 1024 * 1024
+QUOTA_MSGS = 10_000_000
+
+# How each server names things for the shared-folder row and --acl-quota: its administrator
+# (bench/anchors/*.sh), how the administrator names a new top-level shared mailbox, how a user
+# sees one, and how the administrator names a user's quota root. Dovecot has no IMAP
+# administrator: its public folders are made on disk and its quota comes from its configuration.
+NAMING = {
+    "darius": dict(admin="cyrus", create_prefix="Shared Folders/", list_prefix="Shared Folders/",
+                   quota_root="Other Users/%u"),
+    "cyrus": dict(admin="cyrus", create_prefix="", list_prefix="Shared Folders/",
+                  quota_root="user/%u"),
+    "dovecot": dict(admin="", create_prefix=None, list_prefix="Shared/", quota_root=""),
 }
 
 # Every server runs these rows, in this order (run_server's plan; --only picks some).
 ROW_KEYS = ["lmtp_first", "lmtp1", "lmtp8", "lmtp_multi", "populate", "imap_login", "imap_select",
             "imap_fetch_meta", "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append",
-            "imap_expunge", "imap_idle_sessions", "mixed"]
+            "imap_expunge", "imap_idle_sessions", "mixed", "list_shared"]
+# list_shared runs on an instance of its own (run_list), after the others.
+MAIN_ROW_KEYS = ROW_KEYS[:-1]
 
 harness_errors = []
 
@@ -115,16 +136,38 @@ def load(load_exe, workload, args, timeout):
         return {"workload": workload, "ok": False, "error": "harness: " + msg, "metrics": {}}
 
 
-def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status, only=None):
+def acl_quota_env(name, acl_quota):
+    if not acl_quota or name != "dovecot":
+        return {}
+    return {"BENCH_ACL_QUOTA": "1", "BENCH_QUOTA_KIB": str(QUOTA_KIB), "BENCH_QUOTA_MSGS": str(QUOTA_MSGS)}
+
+
+def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status, only=None,
+               acl_quota=False, variant=None, list_workdir=None):
     """All workloads against one fresh instance of `name`; returns {workload: result}. The
-    instance is stopped but its files stay until the round ends (see end_round)."""
+    instance is stopped but its files stay until the round ends (see end_round). With
+    acl_quota, every user's INBOX gets three ACL entries and a quota root first (the
+    acl_quota workload; its result is kept as "acl_quota"), and every row fails if that
+    fails. The shared-folder LIST row runs on an instance of its own (run_list)."""
     results = {}
-    names = [k for k in ROW_KEYS if only is None or k in only]
+    names = [k for k in MAIN_ROW_KEYS if only is None or k in only]
+    want_list = only is None or "list_shared" in only
     if name == "darius" and build_status.get("dariusd") != "ok":
         log(f"  {name}: every row fails: dariusd {build_status.get('dariusd', 'not built')}")
         return {n: {"ok": False, "error": "dariusd " + build_status.get("dariusd", "not built"), "metrics": {}}
-                for n in names}
-    inst = servers.ServerInstance(name, workdir, p["users"], darius_build)
+                for n in names + (["list_shared"] if want_list else [])}
+    if names:
+        results.update(run_main(name, p, corpus, load_exe, darius_build, workdir, round_no, names, acl_quota,
+                                variant))
+    if want_list:
+        results["list_shared"] = run_list(name, p, load_exe, darius_build, workdir, round_no, list_workdir)
+    return results
+
+
+def run_main(name, p, corpus, load_exe, darius_build, workdir, round_no, names, acl_quota, variant):
+    results = {}
+    inst = servers.ServerInstance(name, workdir, p["users"], darius_build, variant=variant,
+                                  env=acl_quota_env(name, acl_quota))
     try:
         inst.setup()
         inst.start()
@@ -139,6 +182,18 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
                   "--mailbox-msgs", p["mailbox"]]
         m, t = p["mailbox"], p["timeout"]
         tag = f"r{round_no}"
+        if acl_quota:
+            nm = NAMING[name]
+            t0 = time.time()
+            r = load(load_exe, "acl_quota", common + ["--admin-user", nm["admin"], "--quota-root", nm["quota_root"],
+                                                      "--quota-kib", QUOTA_KIB, "--quota-msgs", QUOTA_MSGS], t)
+            results["acl_quota"] = r
+            state = "ok" if r.get("ok") else "FAIL " + r.get("error", "")[:200]
+            log(f"  {name} r{round_no} acl_quota: {time.time() - t0:.1f}s {state}")
+            if not r.get("ok"):
+                for n in names:
+                    results[n] = {"ok": False, "error": "ACL/quota setup failed: " + r.get("error", ""), "metrics": {}}
+                return results
         plan = [
             # One message to every user first: each server creates the INBOX on its first
             # delivery, which is its own row; the rows after it measure delivery into
@@ -161,10 +216,10 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
             ("imap_idle_sessions", "imap_idle_sessions", ["--count", p["idle"], "--conns", 4]),
             ("mixed", "mixed", ["--duration", p["mixed"], "--tag", tag + "m"]),
         ]
-        if [k for k, _, _ in plan] != ROW_KEYS:
-            raise RuntimeError("run_server's plan and ROW_KEYS disagree")
+        if [k for k, _, _ in plan] != MAIN_ROW_KEYS:
+            raise RuntimeError("run_main's plan and MAIN_ROW_KEYS disagree")
         for key, workload, args in plan:
-            if only is not None and key not in only:
+            if key not in names:
                 continue
             if not inst.alive():
                 results[key] = {"ok": False, "error": f"{name} is no longer running: {inst.log_tail(200)}",
@@ -183,6 +238,104 @@ def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build
         # The next server must not pay for this one's write-back.
         os.sync()
     return results
+
+
+def shared_names(p):
+    """The shared mailboxes of the LIST row, as darius_load's wl_acl.cc names them, with who
+    may see each: bench1 every (shared/visible)-th, bench2 the rest."""
+    every = p["shared"] // p["visible"]
+    return [(f"bench-{i:06d}", [("bench1" if i % every == 0 else "bench2", "lr")]) for i in range(p["shared"])]
+
+
+def default_list_workdir():
+    """tmpfs when the machine has one (the shared-folder row's instances live there), else None
+    (the run's own work directory)."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                parts = line.split()
+                sep = parts.index("-")
+                if parts[4] == "/dev/shm" and parts[sep + 1] == "tmpfs" and os.access("/dev/shm", os.W_OK):
+                    return "/dev/shm"
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+_list_dirs = []  # the shared-folder row's work directories, removed on exit whatever happens
+
+
+def run_list(name, p, load_exe, darius_build, workdir, round_no, list_workdir=None):
+    """The shared-folder row: a fresh instance of its own with users bench1..bench4, where
+    p["shared"] top-level shared mailboxes are made and bench1 may see p["visible"] of them
+    (ACL entry "bench1 lr"; the others "bench2 lr"); then LIST "" "*" as bench1
+    (darius_load imap_list, which checks every reply). Darius and Cyrus: the administrator
+    CREATEs and SETACLs them over IMAP, pipelined on one connection (shared_setup). Dovecot:
+    made on disk in its public namespace, as its admin would. The setup's time and rate
+    are in the result's metrics (setup_s, setup_mailboxes_per_s), not ranked.
+
+    The instance lives in list_workdir (tmpfs by default, bench/README.md): on this
+    machine's disk every CREATE costs its server several fsyncs (Darius made 28 shared
+    mailboxes a second, Cyrus 14), so 100,000 would take one to two hours per server and
+    round; on tmpfs they take about a minute, and LIST, which reads a store that is in the
+    page cache either way, measured the same (2,000 mailboxes: Darius 2.32 ms on disk, 2.39
+    on tmpfs; Cyrus 47.9 and 43.9). Its directory is removed, and its log moved beside the
+    round's others, as soon as the row is done."""
+    nm = NAMING[name]
+    env = {"BENCH_PUBLIC": "1"} if name == "dovecot" else {}
+    lwd = tempfile.mkdtemp(prefix="darius-bench-list-", dir=list_workdir or workdir)
+    os.chmod(lwd, 0o755)  # Cyrus and Dovecot children run as other users
+    _list_dirs.append(lwd)
+    inst = servers.ServerInstance(name, lwd, 4, darius_build, variant="list", env=env)
+    t = p["timeout"]
+    setup = {}
+    try:
+        inst.setup()
+        if name == "dovecot":
+            t0 = time.time()
+            inst.provision_dovecot_public(shared_names(p))
+            setup = {"setup_s": time.time() - t0, "setup_how": "on disk (public namespace, dovecot-acl files)"}
+        inst.start(timeout=120)
+    except (servers.ServerError, OSError) as e:
+        log(f"  {name}: list_shared fails: {e}")
+        end_list(inst, lwd, workdir)
+        return {"ok": False, "error": f"{name}: {e}", "metrics": {}}
+    try:
+        common = ["--imap-port", inst.imap, "--server-pid", inst.pid, "--users", 4,
+                  "--shared", p["shared"], "--visible", p["visible"], "--other-user", "bench2"]
+        if name != "dovecot":
+            t0 = time.time()
+            r = load(load_exe, "shared_setup", common + ["--admin-user", nm["admin"],
+                                                         "--create-prefix", nm["create_prefix"]], t)
+            log(f"  {name} r{round_no} shared_setup: {time.time() - t0:.1f}s "
+                f"{'ok' if r.get('ok') else 'FAIL ' + r.get('error', '')[:200]}")
+            if not r.get("ok"):
+                return {"ok": False, "error": "shared setup: " + r.get("error", ""), "metrics": {},
+                        "setup": r}
+            setup = {"setup_s": r["metrics"]["setup_s"], "setup_how": "IMAP CREATE+SETACL as admin, pipelined"}
+        t0 = time.time()
+        r = load(load_exe, "imap_list", common + ["--count", p["list_reps"], "--list-prefix", nm["list_prefix"]], t)
+        r.setdefault("metrics", {})
+        r["metrics"]["setup_s"] = setup.get("setup_s")
+        if setup.get("setup_s"):
+            r["metrics"]["setup_mailboxes_per_s"] = p["shared"] / setup["setup_s"]
+        r["setup_how"] = setup.get("setup_how")
+        r["list_workdir"] = list_workdir or workdir
+        log(f"  {name} r{round_no} list_shared: {time.time() - t0:.1f}s "
+            f"{'ok' if r.get('ok') else 'FAIL ' + r.get('error', '')[:200]}")
+        return r
+    finally:
+        end_list(inst, lwd, workdir)
+
+
+def end_list(inst, lwd, workdir):
+    """Stops the shared-folder row's instance, keeps its log with the round's, removes it."""
+    inst.stop()
+    if os.path.exists(inst.log_path):
+        shutil.move(inst.log_path, os.path.join(workdir, os.path.basename(inst.log_path)))
+    remove_tree(lwd)
+    _list_dirs.remove(lwd)
+    os.sync()
 
 
 def parse_db_bench(out):
@@ -275,7 +428,7 @@ def machine():
     return info
 
 
-def render(runs, names, darius_rows, physical):
+def render(runs, names, darius_rows, physical, params=None):
     """The table from raw results: runs {server: {workload: [result per round]}},
     darius_rows {label: [value or error per round]}."""
     drows = []
@@ -289,7 +442,22 @@ def render(runs, names, darius_rows, physical):
             drows.append((k, unit, text))
         else:
             drows.append((k, "", "fail: " + str(vals[0])[:70]))
-    return report.build_table(runs, names, drows, physical)
+    return report.build_table(runs, names, drows, physical, params)
+
+
+ACLQ = "darius+aclq"  # --compare-acl-quota's label of Darius with ACLs and quotas on
+
+
+def all_failures(runs, entries, expected, rounds, darius_rows, want_darius_only, physical):
+    """report.check_failures over every label, plus the acl_quota setup of labels that had
+    ACLs and quotas on (a failed setup is a failure even if no row ran)."""
+    out = report.check_failures(runs, [label for label, _, _ in entries],
+                                [k for k in expected if k in ROW_KEYS], rounds, darius_rows,
+                                want_darius_only, physical)
+    aq = [label for label, _, on in entries if on]
+    if aq:
+        out += report.check_failures(runs, aq, ["acl_quota"], rounds)
+    return out
 
 
 def rerender(outdir, check=False):
@@ -312,15 +480,24 @@ def rerender(outdir, check=False):
             with open(path) as f:
                 for k, v in json.load(f).items():
                     darius_rows.setdefault(k, []).append(v)
-    print(render(runs, names, darius_rows, meta["physical"]))
+    if meta.get("compare_acl_quota"):
+        print(report.compare_table(runs, "darius", ACLQ, meta["physical"]))
+    else:
+        print(render(runs, names, darius_rows, meta["physical"], meta["params"]))
     if not check:
         return 0
     only = meta.get("only")
     if only is None and "--only" in meta.get("command", "").split():  # runs before meta had "only"
         words = meta["command"].split()
         only = words[words.index("--only") + 1].split(",")
-    failures = report.check_failures(runs, names, only or ROW_KEYS, meta["params"]["rounds"], darius_rows,
-                                     meta.get("darius_only", "darius" in names and not only), meta["physical"])
+    # Runs from before the shared-folder row (no "shared" parameter) did not have it.
+    rows = ROW_KEYS if "shared" in meta["params"] else MAIN_ROW_KEYS
+    if meta.get("compare_acl_quota"):
+        entries = [("darius", "darius", False), (ACLQ, "darius", True)]
+    else:
+        entries = [(s, s, meta.get("acl_quota", False)) for s in names]
+    failures = all_failures(runs, entries, only or rows, meta["params"]["rounds"], darius_rows,
+                            meta.get("darius_only", "darius" in names and not only), meta["physical"])
     return report_failures(failures)
 
 
@@ -339,6 +516,16 @@ def main():
     ap.add_argument("--results", default=os.path.join(HERE, "results"))
     ap.add_argument("--workdir", default="/var/tmp", help="filesystem the instances live on")
     ap.add_argument("--report", metavar="DIR", help="print the table of an earlier run and exit")
+    ap.add_argument("--acl-quota", action="store_true",
+                    help="every user's INBOX gets three ACL entries and a quota root before the rows")
+    ap.add_argument("--compare-acl-quota", action="store_true",
+                    help="Darius alone: every round runs the rows without and with --acl-quota "
+                    "(order alternating), and prints the ratio per row")
+    ap.add_argument("--list-workdir", default=default_list_workdir(),
+                    help="filesystem of the shared-folder row's instances (default: /dev/shm when it is "
+                    "tmpfs, else --workdir)")
+    ap.add_argument("--list-size", metavar="SHARED:VISIBLE",
+                    help="the shared-folder LIST row's sizes (quick 2000:200, full 100000:1000)")
     a = ap.parse_args()
     if a.report:
         return rerender(a.report, a.check)
@@ -346,8 +533,21 @@ def main():
     p = dict(PARAMS[mode])
     if a.rounds:
         p["rounds"] = a.rounds
+    if a.list_size:
+        try:
+            p["shared"], p["visible"] = (int(x) for x in a.list_size.split(":"))
+        except ValueError:
+            ap.error("--list-size takes SHARED:VISIBLE, e.g. 10000:100")
+        if p["visible"] <= 0 or p["shared"] % p["visible"]:
+            ap.error("--list-size: SHARED must be a positive multiple of VISIBLE")
     names = [s.strip() for s in a.servers.split(",") if s.strip()]
     only = None if a.only is None else {k.strip() for k in a.only.split(",") if k.strip()}
+    if a.compare_acl_quota:
+        if names != ["darius"]:
+            ap.error("--compare-acl-quota runs Darius alone: add --servers darius")
+        if only is not None and "list_shared" in only:
+            ap.error("--compare-acl-quota compares the main rows; list_shared has no ACL-off variant")
+        only = set(MAIN_ROW_KEYS) if only is None else only
     if only is not None and (not only or not only <= set(ROW_KEYS)):
         ap.error(f"--only takes some of: {','.join(ROW_KEYS)}")
     if not names:
@@ -364,7 +564,8 @@ def main():
 
     started = time.time()
     failures = []  # report.check_failures of the finished run; --check fails on any
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + f"-{mode}"
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + f"-{mode}" + (
+        "-aclq" if a.acl_quota else "-aclq-compare" if a.compare_acl_quota else "")
     outdir = os.path.join(a.results, stamp)
     os.makedirs(outdir, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="darius-bench-", dir=a.workdir)
@@ -395,17 +596,23 @@ def main():
         physical = load(load_exe, "physical", ["--dir", workdir], 120).get("metrics", {})
         log(f"physical: {physical}")
 
-        runs = {s: {} for s in names}
+        # (label, server, ACLs and quotas on): a label per column of the table.
+        entries = [(s, s, a.acl_quota) for s in names]
+        if a.compare_acl_quota:
+            entries = [("darius", "darius", False), (ACLQ, "darius", True)]
+        runs = {label: {} for label, _, _ in entries}
         darius_rows = {}
         for rnd in range(1, p["rounds"] + 1):
-            order = names[(rnd - 1) % len(names):] + names[:(rnd - 1) % len(names)]
-            for s in order:
-                log(f"round {rnd}: {s}")
-                res = run_server(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status, only)
-                with open(os.path.join(outdir, f"{s}-r{rnd}.json"), "w") as f:
+            order = entries[(rnd - 1) % len(entries):] + entries[:(rnd - 1) % len(entries)]
+            for label, s, aq in order:
+                log(f"round {rnd}: {label}" + (" (ACLs and quotas on)" if aq else ""))
+                res = run_server(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status, only, acl_quota=aq,
+                                 variant="aclq" if aq and a.compare_acl_quota else None,
+                                 list_workdir=a.list_workdir)
+                with open(os.path.join(outdir, f"{label}-r{rnd}.json"), "w") as f:
                     json.dump(res, f, indent=1)
                 for k, v in res.items():
-                    runs[s].setdefault(k, []).append(v)
+                    runs[label].setdefault(k, []).append(v)
             if "darius" in names and only is None:
                 log(f"round {rnd}: darius db and mailbox benches")
                 dres = darius_only(a.darius_build, p, workdir, status)
@@ -415,11 +622,17 @@ def main():
                     darius_rows.setdefault(k, []).append(v)
             end_round(workdir, outdir, rnd, rnd < p["rounds"])
 
-        table = render(runs, names, darius_rows, physical)
+        labels = [label for label, _, _ in entries]
         want_darius_only = "darius" in names and only is None
-        failures[:] = report.check_failures(runs, names, [k for k in ROW_KEYS if only is None or k in only],
-                                            p["rounds"], darius_rows, want_darius_only, physical)
-        meta = {"mode": mode, "params": p, "servers": names, "machine": machine(), "physical": physical,
+        expected = [k for k in ROW_KEYS if only is None or k in only]
+        if a.compare_acl_quota:
+            table = report.compare_table(runs, "darius", ACLQ, physical)
+        else:
+            table = render(runs, labels, darius_rows, physical, p)
+        failures[:] = all_failures(runs, entries, expected, p["rounds"], darius_rows, want_darius_only, physical)
+        meta = {"mode": mode, "params": p, "servers": labels, "machine": machine(), "physical": physical,
+                "list_workdir": a.list_workdir or a.workdir,
+                "acl_quota": a.acl_quota, "compare_acl_quota": a.compare_acl_quota,
                 "only": None if only is None else [k for k in ROW_KEYS if k in only],
                 "darius_only": want_darius_only, "check_failures": failures,
                 "build": status, "command": " ".join(sys.argv),
@@ -430,13 +643,17 @@ def main():
             json.dump(meta, f, indent=1)
         with open(os.path.join(outdir, "table.txt"), "w") as f:
             f.write(table + "\n")
-        print(f"\nDarius benchmark, {mode} mode, {p['rounds']} round(s), "
+        what = " with ACLs and quotas on" if a.acl_quota else (
+            ", ACLs and quotas off and on" if a.compare_acl_quota else "")
+        print(f"\nDarius benchmark{what}, {mode} mode, {p['rounds']} round(s), "
               f"{meta['machine'].get('cores')} cores, {meta['machine'].get('ram_gib')} GiB RAM; "
               f"git {meta['git']}; raw JSON in {outdir}\n")
         print(table)
     except SystemExit as e:
         servers.stop_all()
         remove_tree(workdir)
+        for d in list(_list_dirs):
+            remove_tree(d)
         return e.code
     except Exception as e:  # a bug in the runner is a harness failure, not a server's
         harness_errors.append(f"runner: {type(e).__name__}: {e}")
@@ -445,6 +662,8 @@ def main():
     finally:
         servers.stop_all()
         remove_tree(workdir)
+        for d in list(_list_dirs):
+            remove_tree(d)
     return report_end(a, outdir, started, failures)
 
 

@@ -162,17 +162,23 @@ class ServerError(Exception):
 
 
 class ServerInstance:
-    def __init__(self, name, workdir, users, darius_build):
+    """variant names a second instance of the same server in the same round (its directory
+    and log are `<name>-<variant>`); env adds variables to the anchor script's setup (the
+    features of bench/anchors/*.sh: BENCH_ACL_QUOTA, BENCH_PUBLIC)."""
+
+    def __init__(self, name, workdir, users, darius_build, variant=None, env=None):
         if name not in SERVERS:
             raise ValueError(f"unknown server {name}")
         self.name = name
-        self.dir = os.path.join(workdir, name)
+        base = name if not variant else f"{name}-{variant}"
+        self.dir = os.path.join(workdir, base)
         self.users = users
         self.build = darius_build
+        self.env = dict(env or {})
         # Darius: known once dariusd has bound them (run/listeners); anchors: found at setup.
         self.imap = self.pop3 = self.lmtp = None
         self.proc = None
-        self.log_path = os.path.join(workdir, f"{name}.log")
+        self.log_path = os.path.join(workdir, f"{base}.log")
 
     def _script(self):
         return os.path.join(HERE, "anchors", f"{self.name}.sh")
@@ -189,7 +195,7 @@ class ServerInstance:
         else:
             self.imap, self.pop3, self.lmtp = free_ports(3)
             args += [str(self.imap), str(self.pop3), str(self.lmtp)]
-        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        r = subprocess.run(args, capture_output=True, text=True, timeout=300, env={**os.environ, **self.env})
         if r.returncode != 0:
             raise ServerError(f"setup failed: {(r.stderr or r.stdout).strip()[-300:]}")
 
@@ -292,6 +298,29 @@ class ServerInstance:
 
     def remove(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def provision_dovecot_public(self, names_rights):
+        """Dovecot's public folders, made on disk the way a Dovecot admin provisions them (its
+        IMAP has no admin who could CREATE them): one Maildir++ folder `.<name>` under
+        DIR/public per mailbox, with a `dovecot-acl` file of `user=<id> <rights>` lines,
+        owned by the mail user the instance runs as. names_rights: [(name, [(id, rights)])].
+        Call between setup() and start()."""
+        import pwd
+        mail = pwd.getpwnam("mail")
+        root = os.path.join(self.dir, "public")
+        os.makedirs(root, exist_ok=True)
+        os.chown(root, mail.pw_uid, mail.pw_gid)
+        for name, entries in names_rights:
+            d = os.path.join(root, "." + name)
+            os.mkdir(d)
+            for sub in ("cur", "new", "tmp"):
+                os.mkdir(os.path.join(d, sub))
+                os.chown(os.path.join(d, sub), mail.pw_uid, mail.pw_gid)
+            acl = os.path.join(d, "dovecot-acl")
+            with open(acl, "w") as f:
+                f.write("".join(f"user={who} {rights}\n" for who, rights in entries))
+            os.chown(acl, mail.pw_uid, mail.pw_gid)
+            os.chown(d, mail.pw_uid, mail.pw_gid)
 
 
 def _group_alive(pgid):

@@ -8,7 +8,7 @@
 # directory with the mkimap layout, the spool partition, sasldb, pid file. Listens on
 # 127.0.0.1 only, on the ports given (bench/servers.py finds free ones). Users
 # bench1..benchUSERS with password "bench" are in a private sasldb (auxprop, checked for
-# real; no alwaystrue). LMTP over TCP needs `lmtpd -a` (else "430 Authentication
+# real; no alwaystrue), and so is the administrator `cyrus` (admins: cyrus). LMTP over TCP needs `lmtpd -a` (else "430 Authentication
 # required"), and master gets `-l 1024` (listen backlog, default 32). INBOXes are created on first delivery or login (autocreate_*).
 # Stock settings otherwise: one imapd process per connection (prefork=0, no maxchild cap, so
 # idle sessions are not refused), fsync at Cyrus's defaults, duplicate suppression on (the
@@ -81,6 +81,8 @@ CONF
   for ((i = 1; i <= users; i++)); do
     echo bench | saslpasswd2 -p -c -f "$dir/sasldb2" -u localhost "bench$i"
   done
+  # The administrator (admins: cyrus) who creates shared mailboxes and sets quotas over IMAP.
+  echo bench | saslpasswd2 -p -c -f "$dir/sasldb2" -u localhost cyrus
   chown -R cyrus:mail "$dir"
   chmod 640 "$dir/sasldb2"
   ;;

@@ -11,7 +11,8 @@
 # for Dovecot (max_connections 10000 and max_connections_per_host 200 by default would refuse
 # the 10,000 idle sessions, all from 127.0.0.1); everything else is the default, fsync
 # included. Users are added with `darius user add` (one process each; 50 users take about
-# a second).
+# a second), and `cyrus`, password bench, is an administrator (`admins: cyrus`) as in the
+# Cyrus instance.
 set -euo pipefail
 cmd=${1:?setup|run}
 dir=${2:?DIR}
@@ -32,6 +33,10 @@ setup)
   # bench instances share the machine's one filesystem, so it is set here (bench/README.md).
   # DARIUS_SYNC_METHOD=fsync measures the file-by-file path instead.
   printf 'sync_method: %s\n' "${DARIUS_SYNC_METHOD:-syncfs}" >>"$dir/darius.conf"
+  # An administrator, as in the Cyrus instance (`admins: cyrus`): the shared-folder row and
+  # --acl-quota create shared mailboxes and set quotas over IMAP as this user.
+  printf 'admins: cyrus\n' >>"$dir/darius.conf"
+  "$darius" user add -C "$dir/darius.conf" cyrus --password bench >/dev/null
   for ((i = 2; i <= users; i++)); do
     "$darius" user add -C "$dir/darius.conf" "bench$i" --password bench >/dev/null
   done

@@ -207,6 +207,42 @@ std::string ImapClient::command(std::string_view cmd, const Untagged& onUntagged
   }
 }
 
+ImapClient::PipelineResult ImapClient::pipeline(const std::vector<std::string>& cmds, size_t window,
+                                                const Untagged& onUntagged, size_t keep_errors) {
+  PipelineResult out;
+  if (window == 0) window = 1;
+  for (size_t start = 0; start < cmds.size(); start += window) {
+    size_t end = std::min(cmds.size(), start + window);
+    uint64_t first_tag = tag_ + 1;
+    std::string batch;
+    for (size_t i = start; i < end; ++i) batch += nextTag() + " " + cmds[i] + "\r\n";
+    conn_.writeAll(batch);
+    size_t pending = end - start;
+    while (pending > 0) {
+      ImapResponse r = readResponse(LiteralMode::Keep);
+      if (r.text.rfind("* BYE", 0) == 0) throw WorkloadError("server said " + r.text.substr(0, 200));
+      if (r.text.rfind("* ", 0) == 0 || r.text.rfind("+", 0) == 0) {
+        if (onUntagged && r.text[0] == '*') onUntagged(r);
+        continue;
+      }
+      // "b<n> OK ...": which of this batch's commands it answers.
+      uint64_t n = 0;
+      size_t sp = r.text.find(' ');
+      auto [p, ec] = std::from_chars(r.text.data() + 1, r.text.data() + (sp == std::string::npos ? 1 : sp), n);
+      if (r.text[0] != 'b' || ec != std::errc() || n < first_tag || n >= first_tag + (end - start)) {
+        throw WorkloadError("unexpected line in a pipeline: " + r.text.substr(0, 200));
+      }
+      --pending;
+      std::string rest = r.text.substr(sp + 1);
+      if (upper(rest.substr(0, 3)) != "OK ") {
+        ++out.failed;
+        if (out.errors.size() < keep_errors) out.errors.push_back(cmds[start + (n - first_tag)] + ": " + rest.substr(0, 160));
+      }
+    }
+  }
+  return out;
+}
+
 void ImapClient::parseCapabilities(std::string_view text) {
   caps_.clear();
   size_t end = text.find(']');

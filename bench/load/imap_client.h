@@ -83,6 +83,18 @@ class ImapClient {
   // Numbers of a SEARCH (or UID SEARCH) reply; ESEARCH replies are not requested.
   std::vector<uint32_t> search(std::string_view criteria, bool uid = false);
 
+  // Pipelining (RFC 3501 §5.5): sends the commands `window` at a time in one write each and
+  // reads every tagged reply before the next batch, so the server never blocks on a reply
+  // the client is not reading. A NO or BAD does not stop the rest: each failed command is
+  // counted, and the first `keep_errors` of them are kept as "<command>: <reply>". BYE or
+  // EOF throws WorkloadError.
+  struct PipelineResult {
+    size_t failed = 0;
+    std::vector<std::string> errors;
+  };
+  PipelineResult pipeline(const std::vector<std::string>& cmds, size_t window,
+                          const Untagged& onUntagged = {}, size_t keep_errors = 5);
+
   const std::set<std::string>& capabilities();  // CAPABILITY, cached after login
   Conn& conn() { return conn_; }
 

@@ -6,10 +6,13 @@
 //               [--first-user N] [--mailbox-user U] [--mailbox-msgs N] [--server-pid PID]
 //               [--duration S] [--deliverers N] [--imap-clients N] [--think-ms MS]
 //               [--mem-budget-mb M] [--min-avail-mb M] [--timeout S] [--dir D] [--tag T]
+//               [--admin-user U] [--create-prefix P] [--list-prefix P] [--shared N] [--visible N]
+//               [--other-user U] [--quota-root R] [--quota-kib K] [--quota-msgs M]
 //   darius_load selftest
 //
 // Workloads: lmtp populate imap_login imap_select imap_fetch_meta imap_fetch_body
-// imap_search imap_store imap_append imap_expunge pop3_retr imap_idle_sessions mixed physical.
+// imap_search imap_store imap_append imap_expunge pop3_retr imap_idle_sessions mixed physical
+// shared_setup imap_list acl_quota.
 //
 // Exit status: 0 when the workload ran, whether the server coped or not ("ok": false with
 // the reason); 2 when the harness is broken (bad usage, unreadable corpus). bench/runner.py
@@ -80,6 +83,15 @@ Options parse(int argc, char** argv) {
     else if (a == "--tag") o.tag = v;
     else if (a == "--password") o.password = v;
     else if (a == "--domain") o.domain = v;
+    else if (a == "--admin-user") o.admin_user = v;
+    else if (a == "--create-prefix") o.create_prefix = v;
+    else if (a == "--list-prefix") o.list_prefix = v;
+    else if (a == "--shared") o.shared = n();
+    else if (a == "--visible") o.visible = n();
+    else if (a == "--other-user") o.other_user = v;
+    else if (a == "--quota-root") o.quota_root = v;
+    else if (a == "--quota-kib") o.quota_kib = n();
+    else if (a == "--quota-msgs") o.quota_msgs = n();
     else usage("unknown option " + a);
   }
   return o;
@@ -117,6 +129,9 @@ int main(int argc, char** argv) {
       {"imap_idle_sessions", [&](Result& r) { runIdle(o, r); }},
       {"mixed", [&](Result& r) { runMixed(o, needCorpus(), r); }},
       {"physical", [&](Result& r) { runPhysical(o, r); }},
+      {"shared_setup", [&](Result& r) { runSharedSetup(o, r); }},
+      {"imap_list", [&](Result& r) { runImapList(o, r); }},
+      {"acl_quota", [&](Result& r) { runAclQuota(o, r); }},
   };
   auto it = table.find(w);
   if (it == table.end()) usage("unknown workload " + w);

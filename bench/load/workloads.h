@@ -38,6 +38,16 @@ struct Options {
   size_t min_avail_mb = 3072;   // idle: ... or when the machine has less than this left
   std::string dir;              // physical: where to measure fsync and read bandwidth
   std::string tag;              // splice into delivered Message-IDs (unique per run)
+  // shared_setup, imap_list, acl_quota (bench/load/wl_acl.cc):
+  std::string admin_user;       // an administrator (password: `password`); empty = none
+  std::string create_prefix;    // shared_setup: how the admin names a shared mailbox ("Shared Folders/")
+  std::string list_prefix;      // imap_list: how mailbox_user sees them ("Shared Folders/", "Shared/")
+  size_t shared = 0;            // shared mailboxes in the store (shared_setup creates them)
+  size_t visible = 0;           // of which mailbox_user may see every (shared/visible)-th
+  std::string other_user = "bench2";  // who gets the invisible ones
+  std::string quota_root;       // acl_quota: SETQUOTA root, %u = the user ("Other Users/%u")
+  uint64_t quota_kib = 0;       // acl_quota: STORAGE limit (KiB) to set and to expect
+  uint64_t quota_msgs = 0;      // acl_quota: MESSAGE limit
 
   std::string user(int n) const { return "bench" + std::to_string(n); }
   std::string rcpt(int n) const { return user(n) + "@" + domain; }
@@ -57,6 +67,9 @@ void runPop3(const Options& o, Result& r);                        // "pop3_retr"
 void runIdle(const Options& o, Result& r);                        // "imap_idle_sessions"
 void runMixed(const Options& o, const Corpus& c, Result& r);      // "mixed"
 void runPhysical(const Options& o, Result& r);                    // "physical"
+void runSharedSetup(const Options& o, Result& r);                 // "shared_setup"
+void runImapList(const Options& o, Result& r);                    // "imap_list"
+void runAclQuota(const Options& o, Result& r);                    // "acl_quota"
 int runSelfTest();                                                // "selftest"
 
 }  // namespace darius::bench
