@@ -143,6 +143,42 @@ class ReportCheckExitTest(unittest.TestCase):
         self.assertIn("darius imap_login round 1: fail: darius: port 21143 already in use", r.stderr)
 
 
+class AclQuotaAndChartTest(unittest.TestCase):
+    """Issue 17's additions: a failed --acl-quota setup fails --check even if the rows ran;
+    --compare-acl-quota's table; the chart is well-formed SVG."""
+
+    def test_failed_acl_quota_setup_fails(self):
+        runs = ok_run()
+        runs["darius"]["acl_quota"] = [{"ok": True, "metrics": {}}]
+        entries = [("darius", "darius", True)]
+        self.assertEqual(runner.all_failures(runs, entries, runner.ROW_KEYS, 1, DARIUS_ONLY, True, PHYSICAL), [])
+        runs["darius"]["acl_quota"] = [{"ok": False, "error": "acl: 1 entries wrong", "metrics": {}}]
+        out = runner.all_failures(runs, entries, runner.ROW_KEYS, 1, DARIUS_ONLY, True, PHYSICAL)
+        self.assertEqual(len(out), 1, out)
+        self.assertIn("darius acl_quota round 1: fail: acl: 1 entries wrong", out[0])
+        del runs["darius"]["acl_quota"]
+        self.assertEqual(len(runner.all_failures(runs, entries, runner.ROW_KEYS, 1, DARIUS_ONLY, True, PHYSICAL)), 1)
+
+    def test_compare_table(self):
+        runs = ok_run(("darius", runner.ACLQ), rounds=2)
+        runs[runner.ACLQ]["lmtp1"][0]["metrics"]["msgs_per_s"] = 0.5  # half as fast with them on
+        runs[runner.ACLQ]["lmtp1"][1]["metrics"]["msgs_per_s"] = 0.5
+        table = report.compare_table(runs, "darius", runner.ACLQ)
+        line = next(l for l in table.splitlines() if l.startswith("LMTP deliver, 1 connection"))
+        self.assertIn("+100.0%", line)
+        self.assertNotIn("~", line)  # the ranges 0.5..0.5 and 1..1 do not overlap
+        self.assertNotIn("LIST", table)  # the shared row has no off/on variant
+
+    def test_chart_is_svg(self):
+        import xml.etree.ElementTree as ET
+        runs = ok_run(("darius", "dovecot", "cyrus"))
+        runs["dovecot"]["lmtp1"][0]["metrics"]["msgs_per_s"] = 0.25
+        root = ET.fromstring(report.svg_chart(runs, ["darius", "dovecot", "cyrus"], "t <&>"))
+        self.assertTrue(root.tag.endswith("svg"))
+        titles = [e.text for e in root.iter() if e.tag.endswith("title")]
+        self.assertIn("LMTP deliver, 1 connection: Darius 4× vs dovecot", titles)
+
+
 class PortOwnershipTest(unittest.TestCase):
     """servers.foreign_listeners: a port that accepts but belongs to someone else is refused."""
 

@@ -257,5 +257,67 @@ def compare_table(runs, off, on, physical=None):
     return "\n".join(out)
 
 
+def svg_chart(runs, servers, title):
+    """The bench's chart, as an SVG document (plain text, no library): for every row of ROWS
+    that Darius and an anchor both measured, how many times better Darius is than that
+    anchor (its median over theirs, inverted for rows where lower is better), one bar per
+    anchor, on a log scale from 1/10 to 1,000; bars left of 1 are rows where Darius is
+    behind. Rows whose anchors all lack a number are left out."""
+    anchors = [s for s in servers if s != "darius"]
+    colours = {"dovecot": "#d9822b", "cyrus": "#2b7bd9"}
+    data = []
+    for label, wl, metric, unit, higher, *prefix in ROWS:
+        d, _, _ = cell(runs.get("darius", {}).get(wl, []), metric, prefix[0] if prefix else "")
+        bars = []
+        for a in anchors:
+            x, _, _ = cell(runs.get(a, {}).get(wl, []), metric, prefix[0] if prefix else "")
+            if d and x:
+                bars.append((a, d / x if higher else x / d))
+        if bars:
+            data.append((label.strip(), bars))
+    import math
+    lo, hi = 0.1, 1000.0
+    left, width, bar_h = 330, 520, 7
+    row_h = bar_h * max(1, len(anchors)) + 6
+    top = 60
+    height = top + row_h * len(data) + 50
+
+    def x(v):
+        v = min(max(v, lo), hi)
+        return left + width * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+    def esc(t):
+        return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 80}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="10" y="20" font-size="14" font-weight="bold">{esc(title)}</text>',
+           '<text x="10" y="38">times better than the anchor (median over median; for rows where lower is '
+           'better, inverted); log scale, 1 = equal</text>']
+    legend_x = left
+    for a in anchors:
+        out.append(f'<rect x="{legend_x}" y="46" width="10" height="8" fill="{colours.get(a, "#888")}"/>'
+                   f'<text x="{legend_x + 14}" y="54">Darius vs {esc(a)}</text>')
+        legend_x += 130
+    for tick in (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000):
+        tx = x(tick)
+        out.append(f'<line x1="{tx:.1f}" y1="{top - 2}" x2="{tx:.1f}" y2="{height - 40}" '
+                   f'stroke="{"#000" if tick == 1 else "#ddd"}" stroke-width="1"/>')
+        out.append(f'<text x="{tx:.1f}" y="{height - 26}" text-anchor="middle">{tick:g}×</text>')
+    for i, (label, bars) in enumerate(data):
+        y0 = top + i * row_h
+        out.append(f'<text x="{left - 6}" y="{y0 + row_h / 2 + 3:.1f}" text-anchor="end">{esc(label)}</text>')
+        for j, (a, v) in enumerate(bars):
+            y = y0 + 3 + j * bar_h
+            x0, x1 = sorted((x(1), x(v)))
+            out.append(f'<rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1):.1f}" height="{bar_h - 1}" '
+                       f'fill="{colours.get(a, "#888")}"><title>{esc(label)}: Darius {v:.3g}× vs {esc(a)}</title></rect>')
+            out.append(f'<text x="{(x1 if v >= 1 else x0) + (3 if v >= 1 else -3):.1f}" y="{y + bar_h - 1}" '
+                       f'font-size="8" text-anchor="{"start" if v >= 1 else "end"}">{v:.3g}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def median_or_none(vals):
     return statistics.median(vals) if vals else None

@@ -460,7 +460,12 @@ def all_failures(runs, entries, expected, rounds, darius_rows, want_darius_only,
     return out
 
 
-def rerender(outdir, check=False):
+def chart_title(meta):
+    return (f"Darius beside Dovecot and Cyrus: {meta['mode']} mode, {meta['params']['rounds']} round(s), "
+            f"git {meta.get('git', '?')}")
+
+
+def rerender(outdir, check=False, svg=None):
     """--report DIR: the table again from a results directory's raw JSON; with check, the
     exit status of --check for that run (non-zero when a row failed)."""
     with open(os.path.join(outdir, "meta.json")) as f:
@@ -484,6 +489,9 @@ def rerender(outdir, check=False):
         print(report.compare_table(runs, "darius", ACLQ, meta["physical"]))
     else:
         print(render(runs, names, darius_rows, meta["physical"], meta["params"]))
+        if svg:
+            with open(svg, "w") as f:
+                f.write(report.svg_chart(runs, names, chart_title(meta)))
     if not check:
         return 0
     only = meta.get("only")
@@ -516,6 +524,7 @@ def main():
     ap.add_argument("--results", default=os.path.join(HERE, "results"))
     ap.add_argument("--workdir", default="/var/tmp", help="filesystem the instances live on")
     ap.add_argument("--report", metavar="DIR", help="print the table of an earlier run and exit")
+    ap.add_argument("--svg", metavar="FILE", help="with --report: also write the run's chart to FILE")
     ap.add_argument("--acl-quota", action="store_true",
                     help="every user's INBOX gets three ACL entries and a quota root before the rows")
     ap.add_argument("--compare-acl-quota", action="store_true",
@@ -528,7 +537,7 @@ def main():
                     help="the shared-folder LIST row's sizes (quick 2000:200, full 100000:1000)")
     a = ap.parse_args()
     if a.report:
-        return rerender(a.report, a.check)
+        return rerender(a.report, a.check, a.svg)
     mode = "quick" if a.quick else "full"
     p = dict(PARAMS[mode])
     if a.rounds:
@@ -643,6 +652,9 @@ def main():
             json.dump(meta, f, indent=1)
         with open(os.path.join(outdir, "table.txt"), "w") as f:
             f.write(table + "\n")
+        if not a.compare_acl_quota and "darius" in labels and len(labels) > 1:
+            with open(os.path.join(outdir, "chart.svg"), "w") as f:
+                f.write(report.svg_chart(runs, labels, chart_title(meta)))
         what = " with ACLs and quotas on" if a.acl_quota else (
             ", ACLs and quotas off and on" if a.compare_acl_quota else "")
         print(f"\nDarius benchmark{what}, {mode} mode, {p['rounds']} round(s), "
