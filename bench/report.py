@@ -247,7 +247,8 @@ def compare_table(runs, off, on, physical=None):
 
     out = [render(head), "  ".join("-" * w for w in widths)] + [render(r) for r in lines]
     out.append("")
-    out.append("off: Darius as in the main table; on: every user's INBOX has three ACL entries for other users "
+    out.append("off: Darius as in the main table, after the same logins as on (each user twice: a login makes the "
+               "INBOX and fills the login cache); on: every user's INBOX has three ACL entries for other users "
                "and a quota root (STORAGE and MESSAGE limits far above the run)")
     out.append("cost: slowdown with ACLs and quotas on (+ = slower, whichever way the row counts); "
                "~ = the two ranges of rounds overlap (within noise)")

@@ -8,6 +8,7 @@
 //               [--mem-budget-mb M] [--min-avail-mb M] [--timeout S] [--dir D] [--tag T]
 //               [--admin-user U] [--create-prefix P] [--list-prefix P] [--shared N] [--visible N]
 //               [--other-user U] [--quota-root R] [--quota-kib K] [--quota-msgs M]
+//               [--warm-only 0|1]
 //   darius_load selftest
 //
 // Workloads: lmtp populate imap_login imap_select imap_fetch_meta imap_fetch_body
@@ -92,6 +93,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--quota-root") o.quota_root = v;
     else if (a == "--quota-kib") o.quota_kib = n();
     else if (a == "--quota-msgs") o.quota_msgs = n();
+    else if (a == "--warm-only") o.warm_only = n() != 0;
     else usage("unknown option " + a);
   }
   return o;

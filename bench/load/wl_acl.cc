@@ -16,7 +16,10 @@
 //                 and GETACL to check them; with --admin-user, SETQUOTA --quota-root (%u = the
 //                 user) to STORAGE --quota-kib and MESSAGE --quota-msgs; then as each user,
 //                 GETQUOTAROOT INBOX must show both limits (a server set up without an admin,
-//                 Dovecot, gets them from its configuration).
+//                 Dovecot, gets them from its configuration). With --warm-only 1, only the
+//                 same logins (each user twice, the admin once) and nothing set: the
+//                 baseline of --compare-acl-quota, so that both sides start with the same
+//                 INBOXes (a login creates one) and the same warm login cache.
 //
 // Single-threaded: one connection at a time. Failures throw WorkloadError or fail a check.
 #include <algorithm>
@@ -192,6 +195,25 @@ void runImapList(const Options& o, Result& r) {
 
 void runAclQuota(const Options& o, Result& r) {
   if (o.users < 4) throw HarnessError("acl_quota needs at least 4 users");
+  if (o.warm_only) {
+    auto t0 = Clock::now();
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int u = 1; u <= o.users; ++u) {
+        ImapClient im = ImapClient::connect(o.host, o.imap_port, o.timeout_s);
+        im.login(o.user(u), o.password);
+        im.command("NOOP");
+        im.logout();
+      }
+      if (pass == 0 && !o.admin_user.empty()) {
+        ImapClient im = ImapClient::connect(o.host, o.imap_port, o.timeout_s);
+        im.login(o.admin_user, o.password);
+        im.logout();
+      }
+    }
+    r.metrics["setup_s"] = secondsSince(t0);
+    r.metrics["users"] = o.users;
+    return;
+  }
   auto other = [&](int u, int k) { return o.user((u - 1 + k) % o.users + 1); };
   auto t0 = Clock::now();
   size_t acl_bad = 0;

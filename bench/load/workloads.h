@@ -48,6 +48,7 @@ struct Options {
   std::string quota_root;       // acl_quota: SETQUOTA root, %u = the user ("Other Users/%u")
   uint64_t quota_kib = 0;       // acl_quota: STORAGE limit (KiB) to set and to expect
   uint64_t quota_msgs = 0;      // acl_quota: MESSAGE limit
+  bool warm_only = false;       // acl_quota: only the same logins, nothing set (the "off" baseline)
 
   std::string user(int n) const { return "bench" + std::to_string(n); }
   std::string rcpt(int n) const { return user(n) + "@" + domain; }
