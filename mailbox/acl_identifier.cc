@@ -65,4 +65,9 @@ base::Status checkGrant(const AclIdentifier& id, const RightsChange& change) {
   return Status::ok();
 }
 
+bool grantsToUser(const AclIdentifier& id, const RightsChange& change) {
+  return id.kind == AclIdentifier::Kind::kUser && change.op != RightsChange::Op::kRemove &&
+         change.rights != 0;
+}
+
 }  // namespace darius::mailbox

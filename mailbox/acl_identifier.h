@@ -16,8 +16,8 @@
 // the namespace refuses as a user name (control characters, TAB included, which separates
 // the stored fields; more than one '@'; a bad domain) — kInvalid too — and a user of another
 // domain than the mailbox's (kPermission: they can never reach it; the command answers NO).
-// Whether the user exists is not asked: Cyrus does not either, and the answer would tell a
-// mailbox's administrator which user names exist.
+// Whether the user exists is not asked here (mailbox/ does not know the user store): the
+// callers that grant rights ask it (grantsToUser below).
 //
 // Identifiers are compared as bytes after this; no SASLprep (the names of mailboxes are not
 // normalised either, docs/design/naming.md).
@@ -62,5 +62,10 @@ base::Result<AclIdentifier> canonicalIdentifier(std::string_view wire, const Nam
 // never get "a", since an admin right for everyone is almost always a mistake and would let
 // any user rewrite the ACL. kPermission with the reason when `change` would grant it.
 base::Status checkGrant(const AclIdentifier& id, const RightsChange& change);
+
+// Whether `change` writes rights (positive or negative) for a user id, as opposed to taking
+// them away: SETACL and `darius acl set` then ask the user store whether the user exists
+// (docs/design/acl.md), so a misspelt name is refused instead of silently granting nothing.
+bool grantsToUser(const AclIdentifier& id, const RightsChange& change);
 
 }  // namespace darius::mailbox

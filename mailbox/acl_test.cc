@@ -116,6 +116,24 @@ TEST(AclIdentifier, CanonicalFormsPerDomain) {
   EXPECT_EQ(neg->subject(), "Bob@example.com") << "local parts keep their case";
 }
 
+TEST(AclIdentifier, OnlyGrantsToAUserAskWhetherTheUserExists) {
+  auto ns = Namespace::create(NamespaceOptions{});
+  ASSERT_TRUE(ns.ok());
+  auto grants = [&](std::string_view wire, std::string_view rights) {
+    auto id = canonicalIdentifier(wire, *ns, "");
+    auto change = parseRightsChange(rights);
+    EXPECT_TRUE(id.ok() && change.ok()) << wire << " " << rights;
+    return grantsToUser(*id, *change);
+  };
+  EXPECT_TRUE(grants("bob", "lr"));
+  EXPECT_TRUE(grants("bob", "+l"));
+  EXPECT_TRUE(grants("-bob", "w")) << "a negative entry is written too";
+  EXPECT_FALSE(grants("bob", "-lr")) << "taking rights away always works";
+  EXPECT_FALSE(grants("bob", "")) << "empty rights delete the entry";
+  EXPECT_FALSE(grants("anyone", "lr"));
+  EXPECT_FALSE(grants("anonymous", "l"));
+}
+
 TEST(Subscriptions, SubscribeListRenameAndSurviveReopen) {
   auto t = io::TempDir::create("subs");
   ASSERT_TRUE(t.ok());

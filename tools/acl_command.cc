@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "auth/user_store.h"
 #include "mailbox/acl.h"
 #include "mailbox/acl_identifier.h"
 #include "mailbox/namespace.h"
@@ -68,6 +69,16 @@ int runAclCommand(const std::string& config_path, const AclCommand& cmd) {
       change = *parsed;
       Status allowed = mailbox::checkGrant(*id, change);
       if (!allowed.isOk()) return reportFailure("acl set " + cmd.identifier, allowed);
+      if (mailbox::grantsToUser(*id, change)) {
+        auto users = auth::UserStore::open(config->getPath("users_file"),
+                                           static_cast<int>(config->getInt("scram_iterations")));
+        if (!users.ok()) return reportFailure("acl set: users_file", users.status());
+        auto known = (*users)->lookup(id->subject());
+        if (known.status().code() == base::Code::kNotFound) {
+          return reportFailure("acl set " + cmd.identifier, Status::notFound("no such user"));
+        }
+        if (!known.ok()) return reportFailure("acl set " + cmd.identifier, known.status());
+      }
     }
     identifier = id->canonical;
   } else if (cmd.action != "get") {

@@ -6,7 +6,10 @@
 // right is BAD (§3.1: never silently ignored) and is checked before the mailbox, so it tells
 // nothing about mailboxes; a mailbox the user may not know of is NO [NONEXISTENT], one they
 // may only see is NO [NOPERM]; an invalid identifier is BAD (§3), a user of another domain
-// NO [CANNOT], "a" for anyone or anonymous NO [CANNOT] (mailbox/acl_identifier.h). The
+// NO [CANNOT], "a" for anyone or anonymous NO [CANNOT] (mailbox/acl_identifier.h), a user
+// id the user store does not know NO [CANNOT] (a typo would otherwise grant nothing, silently,
+// or grant a user created later by that name; taking rights away, "-rights" and DELETEACL,
+// still works for such entries). The
 // change is durable and logged before the OK (Store::editAcl). The owner of a personal
 // mailbox keeps l, k, x and a whatever the ACL says, so nobody locks themselves out.
 #include "imapd/acl_reply.h"
@@ -43,9 +46,16 @@ asio::awaitable<Reply> execute(Session& session, SetaclArgs args) {
   if (!id.id) co_return id.reply;
   base::Status allowed = mailbox::checkGrant(*id.id, args.change);
   if (!allowed.isOk()) co_return Reply::no(allowed.message(), "CANNOT");
-  auto done = co_await session.blocking([&] {
+  bool unknown_user = false;
+  auto done = co_await session.blocking([&]() -> base::Result<mailbox::Acl> {
+    if (mailbox::grantsToUser(*id.id, args.change)) {
+      auto known = session.users().lookup(id.id->subject());
+      unknown_user = known.status().code() == base::Code::kNotFound;
+      if (!known.ok()) return known.status();
+    }
     return session.store().editAcl(target->access.name, id.id->canonical, args.change);
   });
+  if (unknown_user) co_return Reply::no("SETACL: no such user", "CANNOT");
   if (!done.ok()) co_return replyFor(session, done.status(), "SETACL");
   co_return Reply::ok("SETACL completed");
 }

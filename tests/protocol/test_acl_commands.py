@@ -142,10 +142,15 @@ class AclCommandsTest(unittest.TestCase):
         # A user of another domain can never reach the mailbox: NO [CANNOT].
         self.refused(alice.setacl(f, "dave@example.com", "lr"), "CANNOT")
         self.assertEqual(self.acl(alice, f), before)
-        # An unknown user is accepted, as Cyrus accepts it: refusing would tell a mailbox's
-        # administrator which user names exist (docs/design/acl.md).
-        self.assertEqual(alice.setacl(f, "nosuchuser", "lr")[0], "OK")
-        self.assertEqual(self.acl(alice, f)["nosuchuser"], "lr")
+        # An unknown user is refused, positive or negative, and nothing changes
+        # (docs/design/acl.md); taking rights away from one always works.
+        for ident, rights in (("nosuchuser", "lr"), ("-nosuchuser", "w"), ("nosuchuser", "+l")):
+            with self.subTest(identifier=ident, rights=rights):
+                self.refused(alice.setacl(f, ident, rights), "CANNOT")
+        self.assertEqual(self.acl(alice, f), before)
+        self.assertEqual(alice.setacl(f, "nosuchuser", "-lr")[0], "OK")
+        self.assertEqual(alice.deleteacl(f, "nosuchuser")[0], "OK")
+        self.assertEqual(self.acl(alice, f), before)
         # The reserved names are stored in one spelling.
         self.assertEqual(alice.setacl(f, "ANYONE", "l")[0], "OK")
         self.assertEqual(self.acl(alice, f)["anyone"], "l")
@@ -233,6 +238,9 @@ class AclCommandsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         r = darius("acl", "set", "-C", conf, "user/alice/cli", "anyone", "a", check=False)
         self.assertEqual(r.returncode, 1, r.stderr)
+        r = darius("acl", "set", "-C", conf, "user/alice/cli", "nosuchuser", "lr", check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("no such user", r.stderr)
         r = darius("acl", "get", "-C", conf, "user/alice/nothere", check=False)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(self.acl(alice, "cli"), {"alice": "lrswipkxtecdan"})

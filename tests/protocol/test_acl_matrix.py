@@ -25,7 +25,7 @@ ALL = "lrswipkxtean"
 REVEALING = set("lrikxa")
 RIGHT_SETS = list(ALL) + ["rs", "rw", "rt", "re", "rte", "ri", "lr"]
 SCENARIOS = ["own", "other", "shared", "anyone", "negative"]
-PASSWORDS = {"cyrus": "cyrus-pw", "bob": "bob-pw", "alice": "alice-secret"}
+PASSWORDS = {"cyrus": "cyrus-pw", "bob": "bob-pw", "alice": "alice-secret", "dave": "dave-pw"}
 MESSAGE = b"From: a@example.org\r\nSubject: m\r\n\r\nbody\r\n"
 
 
@@ -111,7 +111,7 @@ class AclMatrixTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.inst = Instance(options={"admins": "cyrus", "allow_plaintext_auth": "yes"})
-        for user in ("cyrus", "bob"):
+        for user in ("cyrus", "bob", "dave"):  # dave: SETACL only grants to users that exist
             darius("user", "add", "-C", cls.inst.conf, user, "--password", PASSWORDS[user])
         cls.inst.start()
         cls.cases = [Case(s, r) for s in SCENARIOS for r in RIGHT_SETS
