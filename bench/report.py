@@ -267,7 +267,12 @@ def svg_chart(runs, servers, title):
     anchors = [s for s in servers if s != "darius"]
     colours = {"dovecot": "#d9822b", "cyrus": "#2b7bd9"}
     data = []
+    parent = ""
     for label, wl, metric, unit, higher, *prefix in ROWS:
+        if not label.startswith(" "):
+            parent = label
+        elif len(parent) + len(label) < 56:  # "  p90" alone says nothing in a chart
+            label = parent.split(" (")[0] + ": " + label.strip()
         d, _, _ = cell(runs.get("darius", {}).get(wl, []), metric, prefix[0] if prefix else "")
         bars = []
         for a in anchors:
@@ -278,7 +283,7 @@ def svg_chart(runs, servers, title):
             data.append((label.strip(), bars))
     import math
     lo, hi = 0.1, 1000.0
-    left, width, bar_h = 330, 520, 7
+    left, width, bar_h = 380, 520, 7
     row_h = bar_h * max(1, len(anchors)) + 6
     top = 60
     height = top + row_h * len(data) + 50
