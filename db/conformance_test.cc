@@ -227,6 +227,53 @@ TEST_P(Conformance, CommitPersistsAcrossReopen) {
   EXPECT_EQ(dump(*db), (Dump{{"x", "3"}, {"y", "2"}}));
 }
 
+// A cache over the database (mailbox/mailbox_list_cache.h) relies on this: no commit, here or
+// through another handle (as another process would), goes unnoticed.
+TEST_P(Conformance, CommitStampChangesWithEveryCommit) {
+  auto db = openOk();
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(putAll(*db, {{"a", "1"}}).isOk());
+  auto first = db->commitStamp();
+  ASSERT_TRUE(first.ok()) << first.status().toString();
+  if (!first->has_value()) {
+    EXPECT_NE(GetParam(), Backend::kSkiplist) << "skiplist must tell its commit stamp";
+    return;
+  }
+  const CommitStamp s0 = **first;
+  // A failed or missing stamp after the first compares unequal to every real one.
+  auto stampOf = [](Database& d) {
+    auto s = d.commitStamp();
+    return s.ok() && s->has_value() ? **s : CommitStamp{~0ull, ~0ull, ~0ull};
+  };
+  EXPECT_EQ(stampOf(*db), s0);  // reads change nothing
+  ASSERT_TRUE(db->get("a").ok());
+  EXPECT_EQ(stampOf(*db), s0);
+  {
+    auto txn = db->begin();
+    ASSERT_TRUE(txn.ok()) << txn.status().toString();
+    ASSERT_TRUE((*txn)->put("b", "2").isOk());
+  }  // aborted
+  EXPECT_EQ(stampOf(*db), s0);
+
+  ASSERT_TRUE(putAll(*db, {{"a", "1"}}).isOk());  // the same value again is still a commit
+  const CommitStamp s1 = stampOf(*db);
+  EXPECT_NE(s1, s0);
+
+  auto other = openOk();
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(stampOf(*other), s1);
+  ASSERT_TRUE(putAll(*other, {{"c", "3"}}).isOk());
+  const CommitStamp s2 = stampOf(*db);
+  EXPECT_NE(s2, s1);
+  EXPECT_EQ(stampOf(*other), s2);
+
+  ASSERT_TRUE(db->compact().isOk());
+  const CommitStamp s3 = stampOf(*other);
+  ASSERT_TRUE(putAll(*db, {{"d", "4"}}).isOk());
+  EXPECT_NE(stampOf(*other), s3);
+  EXPECT_NE(stampOf(*db), s2);
+}
+
 TEST_P(Conformance, ReadOnly) {
   {
     auto db = openOk();

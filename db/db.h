@@ -72,6 +72,17 @@ class Txn {
   virtual void abort() = 0;
 };
 
+// A token of a database's committed state, for caches kept over it (the mailbox list's
+// in-memory copy): two stamps compare equal only if no transaction committed between the
+// two calls, in this process or any other. The reverse does not hold: a repack may change
+// the stamp without changing a record.
+struct CommitStamp {
+  uint64_t file = 0;        // which file (device and inode)
+  uint64_t generation = 0;  // which rewrite of it
+  uint64_t position = 0;    // how far its commits have come
+  bool operator==(const CommitStamp&) const = default;
+};
+
 struct CheckReport {
   uint64_t records = 0;
   std::vector<std::string> problems;  // each names what is wrong and where (file offset)
@@ -92,6 +103,12 @@ class Database {
   virtual base::Result<std::string> get(std::string_view key) = 0;  // kNotFound if absent
   virtual base::Status scan(const Range& range, const ScanFn& fn) = 0;
   virtual base::Result<std::unique_ptr<Txn>> begin() = 0;
+
+  // The current CommitStamp, or nullopt when the backend cannot tell cheaply (skiplist can: it
+  // reads the header it already maps; Berkeley DB and flat do not), so a cache must re-read.
+  virtual base::Result<std::optional<CommitStamp>> commitStamp() {
+    return std::optional<CommitStamp>();
+  }
 
   // Verifies the on-disk structure without changing it.
   virtual base::Result<CheckReport> check() = 0;

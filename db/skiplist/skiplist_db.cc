@@ -190,6 +190,18 @@ Result<Snapshot> SkiplistDb::snapshot() {
   return Status::temporary("skiplist: could not read a stable header of " + path_);
 }
 
+// Every commit moves the header's committed end forward (a commit record is appended), a
+// repack or salvage writes a new file with the next generation: so (file, generation, end)
+// changes with every commit, read from the header snapshot() maps anyway.
+Result<std::optional<CommitStamp>> SkiplistDb::commitStamp() {
+  DARIUS_ASSIGN_OR_RETURN(Snapshot snap, snapshot());
+  CommitStamp stamp;
+  stamp.file = (uint64_t(snap.mapping->dev) << 32) ^ uint64_t(snap.mapping->ino);
+  stamp.generation = snap.header.generation;
+  stamp.position = snap.header.committed_end;
+  return std::optional<CommitStamp>(stamp);
+}
+
 Result<std::optional<std::string>> SkiplistDb::getSnapshot(const Snapshot& snap,
                                                            std::string_view key, uint64_t* lapped) {
   uint64_t at = 0;

@@ -95,6 +95,7 @@ class SkiplistDb final : public Database {
   base::Result<std::string> get(std::string_view key) override;
   base::Status scan(const Range& range, const ScanFn& fn) override;
   base::Result<std::unique_ptr<Txn>> begin() override;
+  base::Result<std::optional<CommitStamp>> commitStamp() override;
   base::Result<CheckReport> check() override;
   base::Status compact() override;
 
