@@ -108,6 +108,7 @@ Status Store::init() {
   DARIUS_ASSIGN_OR_RETURN(list_, MailboxList::open(io::joinPath(options_.data_dir, "mailboxes.db"),
                                                    options_.list_backend, dbo,
                                                    options_.list_options));
+  list_cache_ = std::make_unique<MailboxListCache>(*list_);
   DARIUS_ASSIGN_OR_RETURN(subscriptions_,
                           Subscriptions::open(io::joinPath(options_.data_dir, "subscriptions.db"),
                                               options_.list_backend, dbo));

@@ -60,6 +60,7 @@
 #include "mailbox/change_log.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_list.h"
+#include "mailbox/mailbox_list_cache.h"
 #include "mailbox/mailbox_name.h"
 #include "mailbox/message_stage.h"
 #include "mailbox/partition.h"
@@ -176,6 +177,8 @@ class Store {
 
   io::Env& env() { return env_; }
   MailboxList& list() { return *list_; }
+  // An in-memory copy of the list for whole-list readers (LIST); see mailbox_list_cache.h.
+  MailboxListCache& listCache() { return *list_cache_; }
   // Per-user subscriptions, <data_dir>/subscriptions.db (same backend as the list).
   Subscriptions& subscriptions() { return *subscriptions_; }
   // Per-user \Seen of non-owners, <data_dir>/seen.db (seen_db_backend).
@@ -352,6 +355,7 @@ class Store {
   StoreOptions options_;
   io::Env& env_;
   std::unique_ptr<MailboxList> list_;
+  std::unique_ptr<MailboxListCache> list_cache_;
   std::unique_ptr<Subscriptions> subscriptions_;
   std::unique_ptr<QuotaDb> quotas_;
   std::unique_ptr<QuotaUsageFiles> usage_;
