@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include "mailbox/acl.h"
+#include "mailbox/acl_identifier.h"
 #include "mailbox/mailbox_list.h"
+#include "mailbox/mailbox_list_cache.h"
+#include "mailbox/store.h"
 
 namespace darius::imapd {
 
@@ -80,8 +84,8 @@ class Walker {
   }
 
   // The same rule as rightsOn() in imapd/mailbox_access.cc.
-  mailbox::Rights rightsOf(const MailboxName& name, const MailboxEntry& entry) const {
-    return mailbox::effectiveRights(entry.acl, viewer_.owns_mailboxes ? viewer_.acl_id : "",
+  mailbox::Rights rightsOf(const MailboxName& name, std::string_view acl) const {
+    return mailbox::effectiveRights(acl, viewer_.owns_mailboxes ? viewer_.acl_id : "",
                                     isOwner(name), viewer_.administers(name.domain()));
   }
 
@@ -159,21 +163,70 @@ class Walker {
     return out;
   }
 
-  // Records a listed mailbox if the user may see it; true if it was visible.
-  bool add(const MailboxName& name, const MailboxEntry& entry) {
-    if ((entry.flags & MailboxEntry::kDeleted) != 0) return false;
-    mailbox::Rights rights = rightsOf(name, entry);
+  // Records a listed mailbox if the user may see it; true if it was visible. Takes the
+  // fields LIST needs, from a MailboxEntry or a MailboxListView item.
+  bool add(const MailboxName& name, uint32_t flags, std::string_view acl,
+           std::string_view special_use) {
+    if ((flags & MailboxEntry::kDeleted) != 0) return false;
+    mailbox::Rights rights = rightsOf(name, acl);
     if ((rights & mailbox::right::kLookup) == 0) return false;  // RFC 4314 §4: LIST needs l
     auto external = ns_.toExternal(name, viewer_.user);
     if (!external.ok()) return false;  // another domain: never visible
     Node& n = node(*external);
     n.name = name;
     n.visible = true;
-    n.selectable = (entry.flags & MailboxEntry::kNoSelect) == 0;
+    n.selectable = (flags & MailboxEntry::kNoSelect) == 0;
     n.readable = (rights & mailbox::right::kRead) != 0;
     n.rights = rights;
-    if (isOwner(name)) n.special_use = entry.special_use;
+    if (isOwner(name)) n.special_use = special_use;
     return true;
+  }
+  bool add(const MailboxName& name, const MailboxEntry& entry) {
+    return add(name, entry.flags, entry.acl, entry.special_use);
+  }
+
+  // The whole domain from the in-memory copy of the list. Only mailboxes that can give the
+  // viewer the lookup right are read: those whose ACL names the viewer or `anyone`, the
+  // viewer's own tree (implicit owner rights), or all of them for an admin of the domain. So
+  // a LIST costs what the user may see, not what the store holds.
+  Status scanView(const mailbox::MailboxListView& view) {
+    const std::string& domain = viewer_.user.domain;
+    const mailbox::MailboxListView::Range in_domain = view.domain(domain);
+    const std::string domain_prefix = domain + '\0';
+    for (const mailbox::DamagedRecord& d : view.damaged()) {
+      if (d.key.starts_with(domain_prefix)) return d.status;  // as reading the list would
+    }
+    auto visit = [&](size_t at) -> Status {
+      mailbox::MailboxListView::Item item = view.at(at);
+      DARIUS_ASSIGN_OR_RETURN(MailboxName name, MailboxName::fromKey(item.key));
+      add(name, item.flags, item.acl, item.special_use);
+      return Status::ok();
+    };
+    if (viewer_.administers(domain)) {
+      for (size_t at = in_domain.begin; at < in_domain.end; ++at) {
+        DARIUS_RETURN_IF_ERROR(visit(at));
+      }
+      return Status::ok();
+    }
+    std::vector<uint32_t> positions;
+    auto take = [&](std::span<const uint32_t> naming) {
+      auto from = std::lower_bound(naming.begin(), naming.end(), in_domain.begin);
+      auto to = std::lower_bound(from, naming.end(), in_domain.end);
+      positions.insert(positions.end(), from, to);
+    };
+    take(view.naming(mailbox::kAnyone));
+    if (viewer_.owns_mailboxes) {
+      if (!viewer_.acl_id.empty()) take(view.naming(viewer_.acl_id));
+      auto inbox = ns_.inboxOf(viewer_.user);
+      if (inbox.ok()) {
+        mailbox::MailboxListView::Range own = view.subtree(inbox->key());
+        for (size_t at = own.begin; at < own.end; ++at) positions.push_back(uint32_t(at));
+      }
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    for (uint32_t at : positions) DARIUS_RETURN_IF_ERROR(visit(at));
+    return Status::ok();
   }
 
   Status scan() {
@@ -181,6 +234,8 @@ class Walker {
     std::vector<Root> roots = plan(&whole_domain);
     mailbox::MailboxList& list = store_.list();
     if (whole_domain) {
+      DARIUS_ASSIGN_OR_RETURN(auto view, store_.listCache().view());
+      if (view) return scanView(*view);
       return list.forEachInDomain(viewer_.user.domain, [&](const auto& name, const auto& entry) {
         add(name, entry);
         return true;

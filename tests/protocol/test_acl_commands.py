@@ -118,6 +118,35 @@ class AclCommandsTest(unittest.TestCase):
         # Not "a": GETACL is refused, and says NOPERM because he may see the mailbox.
         self.refused(bob.getacl('"Other Users/alice/given"'), "NOPERM")
 
+    def test_list_all_follows_every_acl_change_at_once(self):
+        """LIST "" "*" answers from an in-memory copy of the mailbox list (mailbox/
+        mailbox_list_cache.h): a change by another session or by the darius CLI in its own
+        process must show in the very next LIST, and a revoked right must hide the mailbox."""
+        alice = self.login("alice")
+        carol = self.login("carol")
+        f = self.folder(alice, "follow")
+        name = b'"Other Users/alice/follow"'
+
+        def listed():
+            typ, data = carol.list('""', "*")
+            self.assertEqual(typ, "OK", data)
+            return any(line.endswith(name) for line in data if line)
+
+        self.assertFalse(listed())  # this LIST fills the copy
+        self.assertEqual(alice.setacl(f, "carol", "lr")[0], "OK")  # another session
+        self.assertTrue(listed())
+        self.assertEqual(alice.setacl(f, "carol", '""')[0], "OK")
+        self.assertFalse(listed())
+        conf = self.inst.conf
+        darius("acl", "set", "-C", conf, "user/alice/follow", "anyone", "l")  # another process
+        self.assertTrue(listed())
+        darius("acl", "set", "-C", conf, "--", "user/alice/follow", "-carol", "l")  # negative right
+        self.assertFalse(listed())
+        darius("acl", "delete", "-C", conf, "--", "user/alice/follow", "-carol")
+        self.assertTrue(listed())
+        self.assertEqual(alice.delete(f)[0], "OK")
+        self.assertFalse(listed())
+
     def test_malformed_rights_are_bad_and_change_nothing(self):
         alice = self.login("alice")
         f = self.folder(alice, "malformed")
