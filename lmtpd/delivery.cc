@@ -69,6 +69,13 @@ Result<MailboxName> Deliverer::inboxFor(std::string_view user) const {
   return ns_.inboxOf(u);
 }
 
+bool Deliverer::certainlyOverQuota(std::string_view user, uint64_t size) {
+  auto inbox = inboxFor(user);
+  if (!inbox.ok()) return false;
+  auto over = store_.quotaHint(*inbox, size);
+  return over.ok() && over->has_value();
+}
+
 Result<MailboxName> Deliverer::folderFor(const mailbox::UserName& user,
                                          std::string_view detail) const {
   // The folder as the user names it: a child of INBOX in the standard namespace, a sibling

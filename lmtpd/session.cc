@@ -105,6 +105,7 @@ void Session::reply(std::string_view line) {
 
 void Session::resetTransaction() {
   sender_.clear();
+  declared_size_ = 0;
   body_ = BodyType::kUnspecified;
   smtputf8_ = false;
   recipients_.clear();
@@ -230,6 +231,7 @@ asio::awaitable<Session::Next> Session::cmdMail(const Command& cmd) {
     co_return Next::kContinue;
   }
   sender_ = cmd.path;
+  declared_size_ = cmd.size.value_or(0);
   body_ = cmd.body;
   smtputf8_ = cmd.smtputf8;
   state_ = State::kMail;
@@ -272,6 +274,16 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
   }
   const std::string& local = cmd.mailbox->local;
   size_t plus = local.find('+');
+  // RFC 5321 §4.3.2 (552/452 at RCPT), RFC 3463 X.2.2: a recipient whose quota is spent
+  // (or cannot take RFC 1870's declared SIZE) is refused now, as Cyrus does. Only for INBOX:
+  // "+detail" may go to a folder under another quota root; the delivery decides that.
+  if (plus == std::string::npos && env_.deliverer != nullptr &&
+      env_.deliverer->certainlyOverQuota(*user, declared_size_)) {
+    log::notice(log_, "over quota at RCPT: <{}> (declared size {})", cmd.path, declared_size_);
+    reply(env_.options->over_quota_permanent ? "552 5.2.2 <" + cmd.path + "> Mailbox full"
+                                             : "452 4.2.2 <" + cmd.path + "> Mailbox full");
+    co_return Next::kContinue;
+  }
   recipients_.push_back({cmd.path, std::move(*user),
                          plus == std::string::npos ? std::string() : local.substr(plus + 1)});
   state_ = State::kRcpt;

@@ -146,6 +146,7 @@ class Session {
   uint64_t transactions_ = 0;  // messages finished, for the Received id
   // The open transaction.
   std::string sender_;
+  uint64_t declared_size_ = 0;  // MAIL FROM's SIZE= (RFC 1870), 0 when not given
   BodyType body_ = BodyType::kUnspecified;
   bool smtputf8_ = false;
   std::vector<Recipient> recipients_;

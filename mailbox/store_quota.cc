@@ -260,6 +260,11 @@ Result<std::optional<QuotaResource>> Store::quotaHint(const MailboxName& name, u
   if (!root) return std::optional<QuotaResource>();
   DARIUS_ASSIGN_OR_RETURN(std::optional<QuotaLimits> limits, quotas_->get(*root));
   if (!limits || !limits->any()) return std::optional<QuotaResource>();
+  {
+    // A root repaired by reconstruct is recounted before it is trusted (lockRoot).
+    std::lock_guard<std::mutex> g(stale_mu_);
+    if (stale_roots_.count(root->toString()) > 0) return std::optional<QuotaResource>();
+  }
   std::optional<QuotaUsage> now = usage_->peek(root->toString());
   if (!now) return std::optional<QuotaResource>();
   QuotaUsage add;

@@ -63,9 +63,10 @@ class QuotaLmtpTest(unittest.TestCase):
         return results
 
     def test_over_quota_is_per_recipient_and_permanent_by_default(self):
+        # 1 KiB of room: RCPT cannot tell that a 1,900-byte message will not fit (no SIZE),
+        # so the refusal comes at DATA, for bob alone.
         inst = self.start()
-        self.set_quota(inst, "bob", "MESSAGE 1")
-        self.assertEqual(self.deliver_all(inst, "bob@localhost", 1)[0][0], 250)
+        self.set_quota(inst, "bob", "STORAGE 1")
         c = smtplib.LMTP("127.0.0.1", inst.port("lmtp"))
         self.addCleanup(c.close)
         c.ehlo_or_helo_if_needed()
@@ -81,7 +82,40 @@ class QuotaLmtpTest(unittest.TestCase):
         self.assertTrue(replies[0][1].startswith(b"5.2.2"), replies[0])
         self.assertEqual(replies[1][0], 250)
         m = self.imap(inst, "bob", "bob-pw")
-        self.assertEqual(m.select("INBOX")[1], [b"1"])
+        self.assertEqual(m.select("INBOX")[1], [b"0"])
+        self.assertEqual(self.imap(inst, "carol", "carol-pw").select("INBOX")[1], [b"1"])
+
+    def test_a_spent_quota_or_a_declared_size_is_refused_at_rcpt(self):
+        """As Cyrus: the client need not send a message that cannot be stored. Only a certain
+        refusal happens early; "+detail" and unknown sizes are left to the delivery."""
+        inst = self.start()
+        self.set_quota(inst, "bob", "MESSAGE 1")
+        self.assertEqual(self.deliver_all(inst, "bob@localhost", 1)[0][0], 250)
+        c = smtplib.LMTP("127.0.0.1", inst.port("lmtp"))
+        self.addCleanup(c.close)
+        c.ehlo_or_helo_if_needed()
+        c.mail("s@example.org")
+        code, msg = c.rcpt("bob@localhost")
+        self.assertEqual(code, 552, msg)
+        self.assertTrue(msg.startswith(b"5.2.2"), msg)
+        self.assertEqual(c.rcpt("carol@localhost")[0], 250)
+        self.assertEqual(c.rcpt("bob+folder@localhost")[0], 250)  # decided at DATA
+        code, msg = c.data(MESSAGE)  # smtplib reads one reply: the first accepted recipient
+        self.assertEqual(code, 250, msg)
+        replies = [c.getreply()]
+        self.assertEqual(replies[0][0], 552, replies)
+        c.rset()
+
+        # A declared SIZE (RFC 1870) is held against the room left: carol holds one message
+        # of about 2 KB, so 4 KiB leaves room for 100 octets but not for 5,000.
+        self.set_quota(inst, "carol", "STORAGE 4")
+        c.mail("s@example.org", options=["SIZE=5000"])
+        code, msg = c.rcpt("carol@localhost")
+        self.assertEqual(code, 552, msg)
+        c.rset()
+        c.mail("s@example.org", options=["SIZE=100"])
+        self.assertEqual(c.rcpt("carol@localhost")[0], 250)
+        c.quit()
 
     def test_temporary_failure_when_configured(self):
         inst = self.start(lmtp_over_quota_perm_failure="no")
