@@ -12,8 +12,11 @@
 // Freshness: the cache keeps the view with the db::CommitStamp it was read at and re-reads the
 // list when the stamp has moved, so a commit by this process or any other (the darius CLI) is
 // seen by the next view() — the same guarantee as reading the db directly. A view is read
-// between two equal stamps, so it is one committed state. Backends without a stamp (Berkeley
-// DB, flat) get no view (nullptr) and callers read the list as before.
+// between two equal stamps, so it is one committed state; when commits keep moving the stamp
+// during two reads, the caller gets no view (nullptr) and reads the list as before, as it does
+// on backends without a stamp (Berkeley DB, flat). Any commit re-reads the whole list (about
+// 100 ms at 100,000 mailboxes): right for a list that changes by namespace operations and
+// ACL edits, not by mail flow, which never writes it.
 //
 // Ownership: the cache borrows the MailboxList, which must outlive it; views are shared_ptrs
 // that stay valid after the cache moves on. Thread-safety: view() may be called from any
@@ -90,7 +93,8 @@ class MailboxListCache {
   MailboxListCache(const MailboxListCache&) = delete;
   MailboxListCache& operator=(const MailboxListCache&) = delete;
 
-  // The list as last committed; nullptr when the backend has no commit stamp.
+  // The list as last committed; nullptr when the backend has no commit stamp or the list would
+  // not hold still for a read.
   base::Result<std::shared_ptr<const MailboxListView>> view();
 
   uint64_t reads() const;  // how many times the list was read whole (for tests and stats)

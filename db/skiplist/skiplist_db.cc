@@ -192,8 +192,21 @@ Result<Snapshot> SkiplistDb::snapshot() {
 
 // Every commit moves the header's committed end forward (a commit record is appended), a
 // repack or salvage writes a new file with the next generation: so (file, generation, end)
-// changes with every commit, read from the header snapshot() maps anyway.
+// changes with every commit, read from the header snapshot() maps anyway. Readers notice a
+// replaced file by the superseded flag its replacer sets on the old one; a salvage does not
+// set it, and a repack that crashed before setting it leaves none, so the stamp also stats
+// the path (one syscall) and follows a file that is no longer the one mapped.
 Result<std::optional<CommitStamp>> SkiplistDb::commitStamp() {
+  struct stat st;
+  if (::stat(path_.c_str(), &st) != 0) return Status::fromErrno(errno, "stat " + path_);
+  std::shared_ptr<const Mapping> mapped;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    mapped = mapping_;
+  }
+  if (mapped->dev != st.st_dev || mapped->ino != st.st_ino) {
+    DARIUS_RETURN_IF_ERROR(remap().status());
+  }
   DARIUS_ASSIGN_OR_RETURN(Snapshot snap, snapshot());
   CommitStamp stamp;
   stamp.file = (uint64_t(snap.mapping->dev) << 32) ^ uint64_t(snap.mapping->ino);

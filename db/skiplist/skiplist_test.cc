@@ -99,6 +99,36 @@ TEST(SkiplistTest, ManyKeysRandomOrderThenScanReopenCompact) {
   EXPECT_EQ(rep.records, keys.size());
 }
 
+// A salvage replaces the file without marking the old one superseded: a handle still mapping
+// the old file must not report an unchanged commit stamp while others commit to the new one.
+TEST(SkiplistTest, CommitStampFollowsAFileReplacedBySalvage) {
+  auto dir = *io::TempDir::create("skiplist");
+  auto db = mustOpen(dir.file("db"));
+  ASSERT_TRUE(db);
+  {
+    auto t = *db->begin();
+    ASSERT_TRUE(t->put("a", "1").isOk());
+    ASSERT_TRUE(t->commit().isOk());
+  }
+  auto before = db->commitStamp();
+  ASSERT_TRUE(before.ok() && before->has_value());
+  auto kept = salvageSkiplist(dir.file("db"), nullptr);
+  ASSERT_TRUE(kept.ok()) << kept.status().toString();
+  EXPECT_EQ(*kept, 1u);
+  auto other = mustOpen(dir.file("db"));
+  ASSERT_TRUE(other);
+  {
+    auto t = *other->begin();
+    ASSERT_TRUE(t->put("b", "2").isOk());
+    ASSERT_TRUE(t->commit().isOk());
+  }
+  auto after = db->commitStamp();
+  ASSERT_TRUE(after.ok() && after->has_value()) << after.status().toString();
+  EXPECT_NE(**after, **before);
+  EXPECT_EQ(**after, **other->commitStamp());
+  EXPECT_EQ(db->get("b").valueOr("?"), "2");  // and reads follow the new file from then on
+}
+
 TEST(SkiplistTest, ReadOnly) {
   auto dir = *io::TempDir::create("skiplist");
   OpenOptions ro;

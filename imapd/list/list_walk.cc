@@ -234,8 +234,10 @@ class Walker {
     std::vector<Root> roots = plan(&whole_domain);
     mailbox::MailboxList& list = store_.list();
     if (whole_domain) {
-      DARIUS_ASSIGN_OR_RETURN(auto view, store_.listCache().view());
-      if (view) return scanView(*view);
+      // The copy covers the whole store; if it cannot be read (or would not hold still) the
+      // domain's own range is read as before, so other domains' trouble never fails a LIST.
+      auto view = store_.listCache().view();
+      if (view.ok() && *view) return scanView(**view);
       return list.forEachInDomain(viewer_.user.domain, [&](const auto& name, const auto& entry) {
         add(name, entry);
         return true;
