@@ -255,7 +255,9 @@ constexpr OptionDef kOptions[] = {
     {.name = "lmtp_over_quota_perm_failure", .type = T::kBool, .default_value = "yes",
      .description = "A recipient whose quota root cannot take the message gets `552 5.2.2` "
                     "(permanent: the sender is told) when yes, `452 4.2.2` (temporary: the "
-                    "MTA retries) when no. Cyrus's option of the same name.",
+                    "MTA retries) when no. Cyrus's option of the same name. The reply comes at "
+                    "RCPT when the root is already full or cannot take the size declared with "
+                    "MAIL FROM's `SIZE=` (recipients without `+detail`), otherwise after DATA.",
      .section = "delivery"},
     {.name = "lmtp_delivery_threads", .type = T::kInt, .default_value = "16",
      .description = "Threads that write and fsync delivered messages, so the network threads "
