@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "mailbox/index_format.h"
+
 namespace darius::mailbox {
 namespace {
 
@@ -144,6 +146,22 @@ TEST(QuotaFormat, UsageRecordRoundTrip) {
   auto back = decodeQuotaUsageRecord(bytes);
   ASSERT_TRUE(back.ok()) << back.status().toString();
   EXPECT_EQ(*back, r);
+}
+
+// docs/formats/quota.md, "Versioning": a 1.x reader takes a newer minor's record (found by
+// libFuzzer: the fuzz target had demanded that it re-encode byte for byte).
+TEST(QuotaFormat, UsageRecordOfANewerMinorDecodes) {
+  const QuotaUsageRecord r = sampleRecord();
+  std::string bytes = encodeQuotaUsageRecord(r);
+  bytes[10] = 0x00;
+  bytes[11] = 0x2b;  // minor 0x2b00
+  const uint32_t crc = crc32Of(bytes.substr(0, 60) + bytes.substr(kQuotaUsageFixedSize));
+  for (int i = 0; i < 4; ++i) bytes[60 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
+  auto back = decodeQuotaUsageRecord(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().toString();
+  EXPECT_EQ(*back, r);
+  EXPECT_NE(encodeQuotaUsageRecord(*back), bytes);  // rewritten as 1.0
+  EXPECT_EQ(encodeQuotaUsageRecord(*back), encodeQuotaUsageRecord(r));
 }
 
 TEST(QuotaFormat, UsageRecordRefusesDamage) {
