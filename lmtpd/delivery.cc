@@ -69,10 +69,8 @@ Result<MailboxName> Deliverer::inboxFor(std::string_view user) const {
   return ns_.inboxOf(u);
 }
 
-bool Deliverer::certainlyOverQuota(std::string_view user, uint64_t size) {
-  auto inbox = inboxFor(user);
-  if (!inbox.ok()) return false;
-  auto over = store_.quotaHint(*inbox, size);
+bool Deliverer::certainlyOverQuota(const MailboxName& inbox, uint64_t size) {
+  auto over = store_.quotaHint(inbox, size);
   return over.ok() && over->has_value();
 }
 

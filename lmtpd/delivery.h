@@ -74,10 +74,10 @@ class Deliverer {
 
   // RCPT's early quota check (Cyrus refuses at RCPT too, so the client need not send the
   // message): true only when a message of `size` octets (0: not declared) would certainly
-  // take the root covering `user`'s INBOX over a limit, judged from the usage record without
-  // its lock (Store::quotaHint). False whenever in doubt: the append under the root's lock
-  // decides then. Reads the quota db, never syncs.
-  bool certainlyOverQuota(std::string_view user, uint64_t size);
+  // take the root covering `inbox` (inboxFor()) over a limit, judged from the usage record
+  // without its lock (Store::quotaHint). False whenever in doubt: the append under the root's
+  // lock decides then. Reads the quota db, never syncs.
+  bool certainlyOverQuota(const mailbox::MailboxName& inbox, uint64_t size);
 
   // One outcome per target, in order. `message` is canonical (CRLF; BINARYMIME bytes as sent)
   // with the trace fields already on top. `internal_date` is the delivery time.

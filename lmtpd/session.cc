@@ -103,6 +103,12 @@ void Session::reply(std::string_view line) {
   conn_->write("\r\n");
 }
 
+// RFC 3463 X.2.2, permanent or not as lmtp_over_quota_perm_failure says (RCPT and DATA alike).
+void Session::replyMailboxFull(std::string_view path) {
+  reply(std::string(env_.options->over_quota_permanent ? "552 5.2.2 <" : "452 4.2.2 <") +
+        std::string(path) + "> Mailbox full");
+}
+
 void Session::resetTransaction() {
   sender_.clear();
   declared_size_ = 0;
@@ -259,9 +265,15 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
       *env_.users, *cmd.mailbox,
       env_.deliverer != nullptr ? env_.deliverer->defaultDomain() : std::string_view(),
       env_.deliverer != nullptr && env_.deliverer->virtualDomains());
-  if (user.ok() && env_.deliverer != nullptr && !env_.deliverer->inboxFor(*user).ok()) {
-    // In the user store, but not a name that can own mailboxes: nothing could be delivered.
-    user = base::Status::notFound("user name cannot own a mailbox");
+  std::optional<mailbox::MailboxName> inbox;
+  if (user.ok() && env_.deliverer != nullptr) {
+    auto in = env_.deliverer->inboxFor(*user);
+    if (in.ok()) {
+      inbox = std::move(*in);
+    } else {
+      // In the user store, but not a name that can own mailboxes: nothing could be delivered.
+      user = base::Status::notFound("user name cannot own a mailbox");
+    }
   }
   if (!user.ok()) {
     if (user.status().isNotFound()) {
@@ -277,11 +289,10 @@ asio::awaitable<Session::Next> Session::cmdRcpt(const Command& cmd) {
   // RFC 5321 §4.3.2 (552/452 at RCPT), RFC 3463 X.2.2: a recipient whose quota is spent
   // (or cannot take RFC 1870's declared SIZE) is refused now, as Cyrus does. Only for INBOX:
   // "+detail" may go to a folder under another quota root; the delivery decides that.
-  if (plus == std::string::npos && env_.deliverer != nullptr &&
-      env_.deliverer->certainlyOverQuota(*user, declared_size_)) {
+  if (plus == std::string::npos && inbox &&
+      env_.deliverer->certainlyOverQuota(*inbox, declared_size_)) {
     log::notice(log_, "over quota at RCPT: <{}> (declared size {})", cmd.path, declared_size_);
-    reply(env_.options->over_quota_permanent ? "552 5.2.2 <" + cmd.path + "> Mailbox full"
-                                             : "452 4.2.2 <" + cmd.path + "> Mailbox full");
+    replyMailboxFull(cmd.path);
     co_return Next::kContinue;
   }
   recipients_.push_back({cmd.path, std::move(*user),
@@ -442,8 +453,7 @@ asio::awaitable<Session::Next> Session::finishMessage(MessageData& message) {
         // The store refused it under the root's lock (mailbox/store.h), so even racing
         // deliveries never take a root over its limit; only this recipient is refused.
         log::notice(log_, "over quota: <{}>: {}", path, o.status.toString());
-        reply(env_.options->over_quota_permanent ? "552 5.2.2 <" + path + "> Mailbox full"
-                                                 : "452 4.2.2 <" + path + "> Mailbox full");
+        replyMailboxFull(path);
         break;
       case DeliveryOutcome::Kind::kTemporary:
         log::error(log_, "delivery to {} failed: {}", o.mailbox, o.status.toString());

@@ -128,6 +128,7 @@ class Session {
   // Answers a protocol error; after kMaxErrors answers 421 instead and closes.
   Next error(std::string_view reply_line);
   void reply(std::string_view line);
+  void replyMailboxFull(std::string_view path);  // 552 5.2.2 or 452 4.2.2
   void resetTransaction();
   // A MessageData for the transaction, with the trace fields already in it.
   std::unique_ptr<MessageData> newMessage();

@@ -58,14 +58,6 @@ std::span<const uint32_t> MailboxListView::naming(std::string_view identifier) c
   return it->second;
 }
 
-size_t MailboxListView::bytes() const {
-  size_t n = sizeof(*this) + text_.capacity() + items_.capacity() * sizeof(Packed);
-  for (const auto& [id, positions] : by_identifier_) {
-    n += id.capacity() + sizeof(id) + positions.capacity() * sizeof(uint32_t) + 32;
-  }
-  return n;
-}
-
 void MailboxListView::add(std::string_view key, const MailboxEntry& entry) {
   const uint32_t position = uint32_t(items_.size());
   Packed p{};

@@ -65,7 +65,6 @@ class MailboxListView {
   // The records the list could not decode (a LIST that covers one fails, as reading the db
   // directly would).
   const std::vector<DamagedRecord>& damaged() const { return damaged_; }
-  size_t bytes() const;  // memory held, roughly
 
  private:
   friend class MailboxListCache;
