@@ -90,7 +90,8 @@ class Cursor {
 };
 
 bool hasUids(ChangeType t) {
-  return t == ChangeType::kAppend || t == ChangeType::kFlags || t == ChangeType::kExpunge;
+  return t == ChangeType::kAppend || t == ChangeType::kFlags || t == ChangeType::kExpunge ||
+         t == ChangeType::kPurge;
 }
 
 // A known type's fields, other than its own, must be empty: the encoder would drop them.
@@ -109,6 +110,7 @@ Status encodePayload(const ChangeRecord& r, std::string& out) {
     case ChangeType::kAppend:
     case ChangeType::kFlags:
     case ChangeType::kExpunge:
+    case ChangeType::kPurge:
       if (r.uids.size() > kMaxRecordBody / 12) return Status::tooBig("too many UIDs in one record");
       put<uint32_t>(out, static_cast<uint32_t>(r.uids.size()));
       for (const UidModseq& u : r.uids) {
@@ -146,7 +148,8 @@ bool decodePayload(std::string_view payload, ChangeRecord& r) {
   switch (r.type) {
     case ChangeType::kAppend:
     case ChangeType::kFlags:
-    case ChangeType::kExpunge: {
+    case ChangeType::kExpunge:
+    case ChangeType::kPurge: {
       uint32_t n = 0;
       if (!c.get(&n) || n > c.left() / 12) return false;
       r.uids.resize(n);
@@ -197,6 +200,8 @@ std::string changeTypeName(ChangeType type) {
       return "acl";
     case ChangeType::kQuota:
       return "quota";
+    case ChangeType::kPurge:
+      return "purge";
   }
   return "type-" + std::to_string(static_cast<unsigned>(type));
 }
@@ -204,14 +209,14 @@ std::string changeTypeName(ChangeType type) {
 bool isKnownChangeType(ChangeType type) {
   auto v = static_cast<uint16_t>(type);
   return v >= static_cast<uint16_t>(ChangeType::kAppend) &&
-         v <= static_cast<uint16_t>(ChangeType::kQuota);
+         v <= static_cast<uint16_t>(ChangeType::kPurge);
 }
 
-std::string encodeSegmentHeader(uint64_t first_seq) {
+std::string encodeSegmentHeader(uint64_t first_seq, uint16_t minor) {
   std::string out(kSegmentHeaderSize, '\0');
   std::memcpy(out.data(), kChangeLogMagic.data(), kChangeLogMagic.size());
   putAt<uint16_t>(out, kHMajor, kChangeLogMajor);
-  putAt<uint16_t>(out, kHMinor, kChangeLogMinor);
+  putAt<uint16_t>(out, kHMinor, minor);
   putAt<uint32_t>(out, kHHeaderSize, kSegmentHeaderSize);
   putAt<uint64_t>(out, kHFirstSeq, first_seq);
   // bytes 24..27 reserved (zero); the CRC is always the header's last four bytes.

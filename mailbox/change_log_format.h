@@ -17,7 +17,8 @@ namespace darius::mailbox {
 
 inline constexpr std::string_view kChangeLogMagic = "DRSCHLOG";  // 8 bytes
 inline constexpr uint16_t kChangeLogMajor = 1;
-inline constexpr uint16_t kChangeLogMinor = 0;
+// 1.1 added the purge record type (readers of 1.0 pass over it, as over any unknown type).
+inline constexpr uint16_t kChangeLogMinor = 1;
 inline constexpr uint32_t kSegmentHeaderSize = 32;
 // A reader accepts a larger header_size (a newer minor version may add fields) up to this.
 inline constexpr uint32_t kMaxSegmentHeaderSize = 4096;
@@ -41,6 +42,7 @@ enum class ChangeType : uint16_t {
   kDelete = 6,   // mailbox deleted (moved to the deleted area): name
   kAcl = 7,      // ACL entry set or removed: identifier, rights ("" = removed)
   kQuota = 8,    // quota root limits changed: quota_root, limits
+  kPurge = 9,    // (1.1) expunged messages removed for good (phase 2): uids (UID, expunge modseq)
 };
 
 // The name of a type for logs and tools ("append"), or "type-<n>" for an unknown one.
@@ -85,7 +87,7 @@ struct SegmentHeader {
   uint64_t first_seq = 0;  // the sequence number of the segment's first record
 };
 
-std::string encodeSegmentHeader(uint64_t first_seq);
+std::string encodeSegmentHeader(uint64_t first_seq, uint16_t minor = kChangeLogMinor);
 
 // Decoding a header or a record frame has three outcomes: whole and valid; incomplete (the
 // bytes end too early: a write in progress or torn by a crash); bad (complete but wrong).

@@ -18,15 +18,16 @@ namespace {
 
 const char kSegment[] = "00000000000000000001.log";
 
-std::string goldenPath() {
+std::string goldenPath(const std::string& version = "v1") {
   const char* src = std::getenv("DARIUS_SOURCE_DIR");
   std::string root = src != nullptr ? src : io::parentDir(io::parentDir(__FILE__));
-  return root + "/tests/data/formats/changelog/v1/" + kSegment;
+  return root + "/tests/data/formats/changelog/" + version + "/" + kSegment;
 }
 
-// The segment the current code writes for the sample records.
+// The segment the current code writes for the sample records, with a 1.0 header (the records
+// of 1.0's types are encoded as they always were).
 std::string encodeSample() {
-  std::string out = encodeSegmentHeader(1);
+  std::string out = encodeSegmentHeader(1, 0);
   uint64_t seq = 1;
   for (const ChangeRecord& r : testing::sampleRecords()) {
     std::string frame = *encodeFrame(r);
@@ -61,6 +62,41 @@ TEST(ChangeLogGoldenTest, V1SegmentIsStableAndReadable) {
   EXPECT_EQ((*log)->stats().tail_cuts, 0u);
   EXPECT_EQ(*(*log)->append(testing::appendRecord("m", 1)), want.size() + 1);
   EXPECT_EQ(testing::readAll(dir).size(), want.size() + 1);
+}
+
+// 1.1 added the purge type (phase two of expunge): a 1.1 segment with one purge record.
+std::string encodePurgeSample() {
+  std::string out = encodeSegmentHeader(1, 1);
+  ChangeRecord r;
+  r.type = ChangeType::kPurge;
+  r.mailbox_id = "mb-1";
+  r.time_usec = 1700000000000000;
+  r.uids = {{3, 40}, {7, 41}};
+  std::string frame = *encodeFrame(r);
+  finishFrame(frame, 1);
+  return out + frame;
+}
+
+TEST(ChangeLogGoldenTest, V11PurgeRecordIsStableAndReadable) {
+  if (std::getenv("DARIUS_WRITE_GOLDEN") != nullptr) {
+    ASSERT_TRUE(
+        io::writeFileAtomic(*io::Env::posix(), goldenPath("v1.1"), encodePurgeSample()).isOk());
+  }
+  auto golden = io::Env::posix()->readFile(goldenPath("v1.1"));
+  ASSERT_TRUE(golden.ok()) << golden.status().toString();
+  EXPECT_EQ(golden->substr(10, 2), std::string("\x01\x00", 2));  // minor 1
+  EXPECT_EQ(*golden, encodePurgeSample()) << "the v1.1 encoding changed: bump the format version";
+  auto d = *io::TempDir::create("clog-golden11");
+  std::string dir = changeLogDir(d.path());
+  ASSERT_TRUE(io::createDirs(*io::Env::posix(), dir).isOk());
+  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(), io::joinPath(dir, kSegment), *golden).isOk());
+  auto got = testing::readAll(dir);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].type, ChangeType::kPurge);
+  EXPECT_EQ(changeTypeName(got[0].type), "purge");
+  ASSERT_EQ(got[0].uids.size(), 2u);
+  EXPECT_EQ(got[0].uids[1].uid, 7u);
+  EXPECT_EQ(got[0].uids[1].modseq, 41u);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "lib/io/faulty_env.h"
+#include "lib/io/hooked_env.h"
 #include "lib/io/temp_dir.h"
 #include "mailbox/change_log_reader.h"
 #include "mailbox/change_log_segment.h"
@@ -173,56 +174,7 @@ TEST(ChangeLogTest, TwoWriterObjectsFollowEachOther) {
   EXPECT_EQ(*b->nextSeq(), last + 1);
 }
 
-// An Env that forwards to the real one and runs a hook before each WritableFile::sync().
-class HookedEnv : public io::Env {
- public:
-  std::function<void()> before_sync;
-  Result<std::unique_ptr<io::WritableFile>> openWritable(const std::string& p,
-                                                         OpenMode m) override {
-    DARIUS_ASSIGN_OR_RETURN(auto f, base_->openWritable(p, m));
-    return std::unique_ptr<io::WritableFile>(new File(std::move(f), this));
-  }
-  Result<std::string> readFile(const std::string& p) override { return base_->readFile(p); }
-  Status renameFile(const std::string& f, const std::string& t) override {
-    return base_->renameFile(f, t);
-  }
-  Status linkFile(const std::string& f, const std::string& t) override {
-    return base_->linkFile(f, t);
-  }
-  Status removeFile(const std::string& p) override { return base_->removeFile(p); }
-  Status setPermissions(const std::string& p, mode_t m) override {
-    return base_->setPermissions(p, m);
-  }
-  Status createDir(const std::string& p) override { return base_->createDir(p); }
-  Status removeDir(const std::string& p) override { return base_->removeDir(p); }
-  Status syncDir(const std::string& p) override { return base_->syncDir(p); }
-  Result<bool> fileExists(const std::string& p) override { return base_->fileExists(p); }
-  Result<uint64_t> fileSize(const std::string& p) override { return base_->fileSize(p); }
-  Result<std::vector<std::string>> listDir(const std::string& p) override {
-    return base_->listDir(p);
-  }
-  Result<bool> isDirectory(const std::string& p) override { return base_->isDirectory(p); }
-
- private:
-  class File : public io::WritableFile {
-   public:
-    File(std::unique_ptr<io::WritableFile> f, HookedEnv* env) : f_(std::move(f)), env_(env) {}
-    Status append(std::string_view d) override { return f_->append(d); }
-    Status pwrite(uint64_t o, std::string_view d) override { return f_->pwrite(o, d); }
-    Result<std::string> pread(uint64_t o, size_t n) override { return f_->pread(o, n); }
-    Status sync() override {
-      if (env_->before_sync) env_->before_sync();
-      return f_->sync();
-    }
-    Status close() override { return f_->close(); }
-    uint64_t size() const override { return f_->size(); }
-
-   private:
-    std::unique_ptr<io::WritableFile> f_;
-    HookedEnv* env_;
-  };
-  io::Env* base_ = io::Env::posix();
-};
+using io::HookedEnv;
 
 TEST(ChangeLogTest, ConcurrentAppendersShareFsyncsAndGetGapFreeSeqs) {
   auto d = *io::TempDir::create("clog");

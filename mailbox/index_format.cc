@@ -34,12 +34,13 @@ constexpr size_t kHMajor = 8, kHMinor = 10, kHHeaderSize = 12, kHRecordSize = 16
                  kHUidNext = 40, kHNumDeleted = 44, kHHighestModseq = 48, kHQuotaUsed = 56,
                  kHNumSeen = 64, kHNumAnswered = 68, kHNumFlagged = 72, kHPrevRecords = 76,
                  kHLastAppend = 80, kHCacheGeneration = 88, kHTailCrc = 96, kHRecentUid = 100,
-                 kHCrc = 124;
+                 kHPurgedModseq = 104, kHCrc = 124;
 
 // Offsets of the record fields (docs/formats/index.md, "Records").
 constexpr size_t kRUid = 0, kRFlags = 4, kRInternalDate = 8, kRSaveDate = 16, kRSize = 24,
                  kRModseq = 32, kRCacheOffset = 40, kRHeaderSize = 48, kRTz = 52,
-                 kRUserFlags = 56, kRGuid = 72, kRThreadId = 96, kRCrc = 124;
+                 kRUserFlags = 56, kRGuid = 72, kRThreadId = 96, kRExpungedAt = 104,
+                 kRCrc = 124;
 
 }  // namespace
 
@@ -77,6 +78,7 @@ std::string encodeIndexHeader(const IndexHeader& h) {
   put<uint32_t>(out, kHPrevRecords, h.prev_num_records);
   put<uint32_t>(out, kHTailCrc, h.tail_crc);
   put<uint32_t>(out, kHRecentUid, h.recent_uid);
+  put<uint64_t>(out, kHPurgedModseq, h.purged_modseq);
   put<uint32_t>(out, kHCrc, crc32Of(std::string_view(out).substr(0, kHCrc)));
   return out;
 }
@@ -122,6 +124,7 @@ Result<IndexHeader> decodeIndexHeader(std::string_view in) {
   h.prev_num_records = get<uint32_t>(in, kHPrevRecords);
   h.tail_crc = get<uint32_t>(in, kHTailCrc);
   h.recent_uid = get<uint32_t>(in, kHRecentUid);  // minor 1; zero (reserved) in 1.0 files
+  h.purged_modseq = get<uint64_t>(in, kHPurgedModseq);  // minor 2; zero before
   if (h.prev_num_records > h.num_records || h.num_expunged > h.num_records || h.uidnext == 0 || h.uidvalidity == 0) {
     return Status::corruption("index header counts are inconsistent (offset 0)");
   }
@@ -143,6 +146,7 @@ std::string encodeIndexRecord(const IndexRecord& r) {
   put<uint64_t>(out, kRUserFlags + 8, r.user_flags[1]);
   std::memcpy(out.data() + kRGuid, r.guid.data(), r.guid.size());
   put<uint64_t>(out, kRThreadId, r.thread_id);
+  put<int64_t>(out, kRExpungedAt, r.expunged_at);
   put<uint32_t>(out, kRCrc, crc32Of(std::string_view(out).substr(0, kRCrc)));
   return out;
 }
@@ -166,18 +170,12 @@ Result<IndexRecord> decodeIndexRecord(std::string_view in) {
   r.user_flags[1] = get<uint64_t>(in, kRUserFlags + 8);
   std::memcpy(r.guid.data(), in.data() + kRGuid, r.guid.size());
   r.thread_id = get<uint64_t>(in, kRThreadId);
+  r.expunged_at = get<int64_t>(in, kRExpungedAt);  // minor 2; zero before
   if (r.uid == 0 || (r.system_flags & ~kKnownFlagBits) != 0 || r.header_size > r.size) {
     return Status::corruption("index record fields are invalid (uid " + std::to_string(r.uid) +
                               ")");
   }
   return r;
-}
-
-std::string expungedFileHeader() {
-  std::string out = "DARIUSEX";
-  out += std::string("\x01\x00\x00\x00", 4);
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((kIndexRecordSize >> (8 * i)) & 0xff));
-  return out;
 }
 
 void accountRecord(IndexHeader& h, const IndexRecord& r, int sign) {

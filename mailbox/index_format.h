@@ -16,8 +16,9 @@ namespace darius::mailbox {
 
 inline constexpr std::string_view kIndexMagic = "DARIUSIX";  // 8 bytes
 inline constexpr uint16_t kIndexMajor = 1;
-// 1.1 gave meaning to the reserved bytes 100–103 (recent_uid); 1.0 files read as recent_uid 0.
-inline constexpr uint16_t kIndexMinor = 1;
+// 1.1 gave meaning to the reserved header bytes 100–103 (recent_uid), 1.2 to header bytes
+// 104–111 (purged_modseq) and record bytes 104–111 (expunged_at); older files read them as 0.
+inline constexpr uint16_t kIndexMinor = 2;
 inline constexpr uint32_t kIndexHeaderSize = 128;
 // 128 so that no record straddles a 512-byte sector: an in-place flag update is one sector
 // write (docs/formats/index.md, "Crash safety").
@@ -68,6 +69,11 @@ struct IndexHeader {
   // IMAP4rev1 \Recent (RFC 3501 §2.3.2): the highest UID some session has already been shown
   // as recent; UIDs above it are recent to the next session that selects (not examines).
   uint32_t recent_uid = 0;
+  // (1.2) The highest modseq of an expunged record whose message expire removed for good
+  // (mailbox/expire.h): the mailbox no longer knows which UIDs left at or below it, so a
+  // QRESYNC from an older modseq is told every UID it names that is not live has vanished
+  // (RFC 7162 §3.2.5.2 allows the larger answer).
+  uint64_t purged_modseq = 0;
 
   bool operator==(const IndexHeader&) const = default;
 };
@@ -85,6 +91,10 @@ struct IndexRecord {
   UserFlags user_flags{};
   Guid guid{};
   uint64_t thread_id = 0;      // THREADID (RFC 8474); 0 until threading assigns one
+  // (1.2) With kFlagExpunged: when the expunge happened, seconds since the epoch (expire's
+  // clock, mailbox/expire.h). 0 in records expunged by older versions: expire treats them
+  // as expunged when it first meets them.
+  int64_t expunged_at = 0;
 
   bool live() const { return (system_flags & kFlagExpunged) == 0; }
   bool hasUserFlag(int i) const { return (user_flags[i / 64] >> (i % 64)) & 1; }
@@ -107,10 +117,5 @@ base::Result<IndexRecord> decodeIndexRecord(std::string_view bytes);
 void accountRecord(IndexHeader& h, const IndexRecord& r, int sign);
 
 uint32_t crc32Of(std::string_view bytes);
-
-// darius.expunged: a 16-byte header ("DARIUSEX", u16 major 1, u16 minor 0, u32 record size),
-// then records in this file's layout, in the order they left the index. Only grows; `darius
-// expire` will rewrite it when it removes the files.
-std::string expungedFileHeader();
 
 }  // namespace darius::mailbox

@@ -1,7 +1,11 @@
+// Tests of the byte formats of the mailbox files: the index (docs/formats/index.md), the cache
+// (cache.md) and the mailbox header (header.md), golden files of every version included.
 #include "mailbox/index_format.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -31,12 +35,30 @@ IndexHeader sampleHeader() {
   h.prev_num_records = 1;
   h.tail_crc = 0xdeadbeef;
   h.recent_uid = 17;
+  h.purged_modseq = 38;
   return h;
 }
 
-// The same header as a 1.0 writer made it: no recent_uid.
-IndexHeader sampleHeaderV10() {
+// The sample header as each version's writer made it, with the minor pinned, so that the
+// golden files of a version keep being compared with that version's bytes when kIndexMinor
+// moves on.
+IndexHeader sampleHeaderV12() {
   IndexHeader h = sampleHeader();
+  h.minor = 2;
+  return h;
+}
+
+// 1.1: no purged_modseq.
+IndexHeader sampleHeaderV11() {
+  IndexHeader h = sampleHeaderV12();
+  h.minor = 1;
+  h.purged_modseq = 0;
+  return h;
+}
+
+// 1.0: no recent_uid either.
+IndexHeader sampleHeaderV10() {
+  IndexHeader h = sampleHeaderV11();
   h.minor = 0;
   h.recent_uid = 0;
   return h;
@@ -57,6 +79,14 @@ IndexRecord sampleRecord(uint32_t uid) {
   r.setUserFlag(127, true);
   for (size_t i = 0; i < r.guid.size(); ++i) r.guid[i] = static_cast<uint8_t>(i * 7 + uid);
   r.thread_id = 99;
+  return r;
+}
+
+// A sample record after EXPUNGE under 1.2: the expunged bit and the expunge's time.
+IndexRecord expungedRecord(uint32_t uid) {
+  IndexRecord r = sampleRecord(uid);
+  r.system_flags |= kFlagExpunged;
+  r.expunged_at = 1790086400;
   return r;
 }
 
@@ -234,7 +264,8 @@ TEST(IndexFormat, GoldenFilesV1) {
   EXPECT_EQ(mh->user_flags, (std::vector<std::string>{"$Junk", "$Forwarded"}));
 }
 
-// Version 1.1 added recent_uid in reserved header bytes; records are unchanged.
+// Version 1.1 added recent_uid in reserved header bytes; records are unchanged. Its bytes
+// 104-111 are zero, which 1.2 reads as purged_modseq 0.
 TEST(IndexFormat, GoldenFilesV11) {
   std::ifstream in(sourceDir() + "/tests/data/formats/index/v1.1/darius.index.header",
                    std::ios::binary);
@@ -242,11 +273,87 @@ TEST(IndexFormat, GoldenFilesV11) {
   ss << in.rdbuf();
   std::string header = ss.str();
   ASSERT_EQ(header.size(), kIndexHeaderSize);
-  EXPECT_EQ(header, encodeIndexHeader(sampleHeader()));
+  EXPECT_EQ(header, encodeIndexHeader(sampleHeaderV11()));
   auto h = decodeIndexHeader(header);
   ASSERT_TRUE(h.ok()) << h.status().toString();
+  EXPECT_EQ(*h, sampleHeaderV11());
   EXPECT_EQ(h->recent_uid, 17u);
   EXPECT_EQ(h->minor, 1);
+  EXPECT_EQ(h->purged_modseq, 0u);
+}
+
+// Version 1.2 added purged_modseq (header bytes 104-111) and expunged_at (record bytes
+// 104-111); tests/data/formats/index/v1.2/make_golden.py wrote the file from the document.
+TEST(IndexFormat, GoldenFilesV12) {
+  std::ifstream in(sourceDir() + "/tests/data/formats/index/v1.2/darius.index", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string index = ss.str();
+  ASSERT_EQ(index.size(), kIndexHeaderSize + 2 * kIndexRecordSize);
+  EXPECT_EQ(index, encodeIndexHeader(sampleHeaderV12()) + encodeIndexRecord(sampleRecord(5)) +
+                       encodeIndexRecord(expungedRecord(7)));
+  auto h = decodeIndexHeader(index);
+  ASSERT_TRUE(h.ok()) << h.status().toString();
+  EXPECT_EQ(*h, sampleHeaderV12());
+  EXPECT_EQ(h->minor, 2);
+  EXPECT_EQ(h->purged_modseq, 38u);
+  auto live = decodeIndexRecord(std::string_view(index).substr(kIndexHeaderSize, kIndexRecordSize));
+  ASSERT_TRUE(live.ok()) << live.status().toString();
+  EXPECT_EQ(*live, sampleRecord(5));
+  EXPECT_TRUE(live->live());
+  EXPECT_EQ(live->expunged_at, 0);
+  auto gone = decodeIndexRecord(
+      std::string_view(index).substr(kIndexHeaderSize + kIndexRecordSize, kIndexRecordSize));
+  ASSERT_TRUE(gone.ok()) << gone.status().toString();
+  EXPECT_EQ(*gone, expungedRecord(7));
+  EXPECT_FALSE(gone->live());
+  EXPECT_EQ(gone->expunged_at, 1790086400);
+}
+
+// The 1.2 fields survive a round trip at their extremes (expunged_at is signed), and the
+// bytes that were reserved before 1.2 read as 0.
+TEST(IndexFormat, PurgedModseqAndExpungedAtRoundTrip) {
+  IndexHeader h = sampleHeader();
+  h.purged_modseq = 0xfedcba9876543210u;
+  auto hb = decodeIndexHeader(encodeIndexHeader(h));
+  ASSERT_TRUE(hb.ok()) << hb.status().toString();
+  EXPECT_EQ(hb->purged_modseq, 0xfedcba9876543210u);
+  EXPECT_EQ(*hb, h);
+  for (int64_t at : {int64_t{1790086400}, int64_t{-1}, INT64_MIN, INT64_MAX}) {
+    IndexRecord r = expungedRecord(9);
+    r.expunged_at = at;
+    std::string b = encodeIndexRecord(r);
+    auto back = decodeIndexRecord(b);
+    ASSERT_TRUE(back.ok()) << back.status().toString();
+    EXPECT_EQ(back->expunged_at, at);
+    EXPECT_EQ(*back, r);
+    // A 1.1 writer left bytes 104-111 zero (and computed its CRC over them).
+    std::string v11 = b;
+    std::fill(v11.begin() + 104, v11.begin() + 112, '\0');
+    uint32_t crc = crc32Of(std::string_view(v11).substr(0, 124));
+    for (int i = 0; i < 4; ++i) v11[124 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
+    auto old = decodeIndexRecord(v11);
+    ASSERT_TRUE(old.ok()) << old.status().toString();
+    EXPECT_EQ(old->expunged_at, 0);
+    IndexRecord want = r;
+    want.expunged_at = 0;
+    EXPECT_EQ(*old, want);
+  }
+  // The records of the 1.0 golden file, written before expunged_at existed.
+  std::ifstream in(sourceDir() + "/tests/data/formats/index/v1/darius.index", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string v1 = ss.str();
+  ASSERT_EQ(v1.size(), kIndexHeaderSize + 2 * kIndexRecordSize);
+  for (size_t i = 0; i < 2; ++i) {
+    auto r = decodeIndexRecord(std::string_view(v1).substr(kIndexHeaderSize + i * kIndexRecordSize,
+                                                           kIndexRecordSize));
+    ASSERT_TRUE(r.ok()) << r.status().toString();
+    EXPECT_EQ(r->expunged_at, 0);
+  }
+  auto v1h = decodeIndexHeader(v1);
+  ASSERT_TRUE(v1h.ok()) << v1h.status().toString();
+  EXPECT_EQ(v1h->purged_modseq, 0u);
 }
 
 }  // namespace

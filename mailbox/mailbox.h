@@ -34,6 +34,7 @@
 #include "lib/io/mapped_file.h"
 #include "lib/io/sync_barrier.h"
 #include "mailbox/cache_format.h"
+#include "mailbox/expunged_file.h"
 #include "mailbox/header_file.h"
 #include "mailbox/index_format.h"
 #include "mailbox/message_stage.h"
@@ -45,7 +46,6 @@ class ChangeLog;
 
 inline constexpr std::string_view kIndexFileName = "darius.index";
 inline constexpr std::string_view kCacheFileName = "darius.cache";
-inline constexpr std::string_view kExpungedFileName = "darius.expunged";
 inline constexpr std::string_view kLockFileName = "darius.lock";
 
 struct AppendRequest {
@@ -175,8 +175,32 @@ class Mailbox {
   };
   void setCompactPolicy(CompactPolicy p) { compact_policy_ = p; }
 
-  // Expunged records that left the index (for QRESYNC VANISHED and undelete).
+  // Every expunged record the mailbox still holds, ascending by UID: those in darius.expunged
+  // and those marked in the index since the last rewrite (for QRESYNC VANISHED, .EXPUNGED,
+  // undelete and expire). The latter have cache_offset 0; the former point into the
+  // expunged cache (expungedCache()).
   base::Result<std::vector<IndexRecord>> expungedRecords() const;
+
+  // expunge_mode (config.md): true (delayed, the default) keeps expunged messages, their
+  // records and their files until expire; false (immediate) removes each message file once
+  // its expunge is durable, and the next rewrite drops the records (raising purged_modseq).
+  void setKeepExpunged(bool keep) { keep_expunged_ = keep; }
+  // The wall clock, in seconds since the epoch, that stamps expunged_at; tests set their own.
+  void setClock(std::function<int64_t()> clock) { clock_ = std::move(clock); }
+
+  // Phase 2 (mailbox/expire.h): removes the expunged messages `uids` for good. Records still
+  // in the index are moved out first (a rewrite); then darius.expunged and its cache are
+  // rewritten without them, index.purged_modseq is raised to the highest of their modseqs,
+  // and their files are unlinked. The new files are written outside the lock, which is held
+  // only to pick up what was appended meanwhile and to rename them in (so a session on the
+  // mailbox waits milliseconds, not for the whole rewrite). UIDs that are live or unknown are
+  // left alone. Returns what was removed.
+  struct Purged {
+    size_t messages = 0;
+    uint64_t bytes = 0;
+    std::vector<uint32_t> uids;
+  };
+  base::Result<Purged> purgeExpunged(std::span<const uint32_t> uids);
 
  private:
   Mailbox(io::Env& env, std::string dir) : env_(env), dir_(std::move(dir)) {}
@@ -241,6 +265,8 @@ class Mailbox {
   bool append_only_ = false;  // openForAppend()
   bool wrote_ = false;        // the last append() wrote index records (appendWroteIndex())
   CompactPolicy compact_policy_;
+  bool keep_expunged_ = true;
+  std::function<int64_t()> clock_;
 };
 
 }  // namespace darius::mailbox

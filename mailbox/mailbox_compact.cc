@@ -6,6 +6,7 @@
 #include <map>
 
 #include "lib/io/atomic_file.h"
+#include "mailbox/expunged_file.h"
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
@@ -13,35 +14,19 @@ namespace darius::mailbox {
 using base::Result;
 using base::Status;
 
-namespace {
-
-constexpr size_t kExpungedHeaderSize = 16;
-
-}  // namespace
-
 Result<std::vector<IndexRecord>> Mailbox::expungedRecords() const {
+  DARIUS_ASSIGN_OR_RETURN(ExpungedIndex gone, readExpungedIndex(env_, dir_));
   std::map<uint32_t, IndexRecord> by_uid;
-  auto bytes = env_.readFile(path(kExpungedFileName));
-  if (bytes.ok()) {
-    std::string_view v = *bytes;
-    if (v.size() < kExpungedHeaderSize || v.substr(0, kExpungedHeaderSize) != expungedFileHeader()) {
-      return Status::corruption(path(kExpungedFileName) + ": bad header at offset 0");
-    }
-    // A torn tail (a crash during the append) is ignored: the records are still in the old
-    // index, which stayed in place, and the next rewrite appends them again.
-    for (size_t off = kExpungedHeaderSize; off + kIndexRecordSize <= v.size();
-         off += kIndexRecordSize) {
-      auto r = decodeIndexRecord(v.substr(off, kIndexRecordSize));
-      if (!r.ok()) continue;
-      by_uid[r->uid] = *r;
-    }
-  } else if (bytes.status().code() != base::Code::kNotFound) {
-    return bytes.status();
-  }
+  for (const IndexRecord& r : gone.records) by_uid[r.uid] = r;
+  // Records expunged in place since the last rewrite: their cache records are still in the
+  // live cache, which this view does not name (cache_offset 0: read from the file).
   for (size_t i = 0; i < index_.num_records; ++i) {
     auto r = record(i);
     if (!r.ok()) return r.status();
-    if (!r->live()) by_uid[r->uid] = *r;
+    if (!r->live()) {
+      by_uid[r->uid] = *r;
+      by_uid[r->uid].cache_offset = 0;
+    }
   }
   std::vector<IndexRecord> out;
   out.reserve(by_uid.size());
@@ -56,31 +41,27 @@ Status Mailbox::compact() {
   DARIUS_RETURN_IF_ERROR(loadIndexHeader());
   DARIUS_RETURN_IF_ERROR(settleTail());
   IndexHeader h = index_;
-  std::string gone;
+  std::vector<ExpungedEntry> gone;
   std::vector<IndexRecord> live_records;
+  if (h.num_expunged > 0) DARIUS_RETURN_IF_ERROR(remapCache(kCacheHeaderSize));
   for (size_t i = 0; i < h.num_records; ++i) {
     auto r = record(i);
     if (!r.ok()) return r.status();
     if (r->live()) {
       live_records.push_back(*r);
+    } else if (keep_expunged_) {
+      // The cache record goes along (Hermes's expunge.cache), so FETCH from .EXPUNGED and
+      // an undelete need not parse the message again.
+      std::string c = cacheRecordAt(cache_map_.view(), r->cache_offset, guidBytes(r->guid));
+      gone.push_back({*r, std::move(c)});
     } else {
-      gone += encodeIndexRecord(*r);
+      h.purged_modseq = std::max(h.purged_modseq, r->modseq);  // expunge_mode: immediate
     }
   }
   uint32_t live_count = static_cast<uint32_t>(live_records.size());
-  // 1. The expunged records, durable in their own file before they leave the index.
-  if (!gone.empty()) {
-    std::string p = path(kExpungedFileName);
-    auto exists = env_.fileExists(p);
-    if (!exists.ok()) return exists.status();
-    auto f = env_.openWritable(p, io::Env::OpenMode::kAppend);
-    if (!f.ok()) return f.status();
-    if ((*f)->size() == 0) DARIUS_RETURN_IF_ERROR((*f)->append(expungedFileHeader()));
-    DARIUS_RETURN_IF_ERROR((*f)->append(gone));
-    DARIUS_RETURN_IF_ERROR((*f)->sync());
-    DARIUS_RETURN_IF_ERROR((*f)->close());
-    if (!*exists) DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
-  }
+  // 1. The expunged records and their cache records, durable in their own files before they
+  //    leave the index (expunged_file.h).
+  DARIUS_RETURN_IF_ERROR(appendExpunged(env_, dir_, gone));
   // 2. The cache, when expunges left enough dead space in it (cache.md, "Dead space"): the
   //    live records are copied to a new file of the next generation, renamed in before the
   //    index that refers to it. A crash in between leaves an index whose cache generation

@@ -416,6 +416,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* re
   IndexHeader h = index_;
   uint64_t modseq = h.highest_modseq + 1;
   std::set<uint32_t> wanted(uids.begin(), uids.end());
+  const int64_t now = clock_ ? clock_() : static_cast<int64_t>(::time(nullptr));
   auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
   if (!f.ok()) return f.status();
   bool any = false;
@@ -435,6 +436,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* re
     }
     n.system_flags |= kFlagExpunged;
     n.modseq = modseq;
+    n.expunged_at = now;
     ++h.num_expunged;
     DARIUS_RETURN_IF_ERROR((*f)->pwrite(
         kIndexHeaderSize + static_cast<uint64_t>(*pos) * kIndexRecordSize, encodeIndexRecord(n)));
@@ -452,6 +454,16 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* re
   closeAfterCommit(**f);  // durable from here: as in store()
   l.unlock();
   noteChange(static_cast<int>(ChangeType::kExpunge), logged);
+  if (!keep_expunged_) {
+    // expunge_mode: immediate. The expunge is durable, so the files go now; a crash before
+    // an unlink leaves a file whose record says expunged, which the next rewrite drops.
+    for (const auto& [uid, m] : logged) {
+      Status s = env_.removeFile(messagePath(uid));
+      if (!s.isOk() && s.code() != base::Code::kNotFound) {
+        log::warning("{}: expunge done; removing {}: {}", dir_, messagePath(uid), s.toString());
+      }
+    }
+  }
   if (h.num_expunged >= std::max(kCompactMinExpunged, h.num_records / 4)) {
     // Reclaiming space is not the expunge: a failure leaves the records for the next one.
     if (Status c = compact(); !c.isOk()) {  // takes the lock itself

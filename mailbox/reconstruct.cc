@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <set>
@@ -42,6 +43,10 @@ struct OldState {
   // expunged one) and below uidnext are its debris.
   std::optional<uint32_t> unfinished_above;
   std::vector<uint32_t> unsettled_kept;  // an unsettled last append found intact
+  // The index was read whole: no record slot failed to decode and none is missing. Only
+  // then does a file in neither index mean "its record went with a purge that crashed
+  // before the unlink" rather than "its record was lost".
+  bool index_whole = false;
 };
 
 OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& report) {
@@ -53,6 +58,7 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
   size_t count = (v.size() < kIndexHeaderSize) ? 0 : (v.size() - kIndexHeaderSize) / kIndexRecordSize;
   if (h.ok()) {
     old.header = *h;
+    old.index_whole = h->num_records <= count;
     count = std::min<size_t>(count, h->num_records);
     if (h->num_records > count) {
       report.problems.push_back("index: header counts " + std::to_string(h->num_records) +
@@ -108,6 +114,7 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
     size_t off = kIndexHeaderSize + i * kIndexRecordSize;
     auto r = decodeIndexRecord(v.substr(off, kIndexRecordSize));
     if (!r.ok()) {
+      old.index_whole = false;
       // Without a header, slots past the real end read as damage; only report committed ones.
       if (old.header) report.problems.push_back("index offset " + std::to_string(off) + ": " + r.status().message());
       continue;
@@ -125,14 +132,18 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
       old.index_expunged[r->uid] = *r;
     }
   }
-  auto gone = env.readFile(dir + "/" + std::string(kExpungedFileName));
+  auto gone = readExpungedIndex(env, dir);
   if (gone.ok()) {
-    for (size_t off = 16; off + kIndexRecordSize <= gone->size(); off += kIndexRecordSize) {
-      auto r = decodeIndexRecord(std::string_view(*gone).substr(off, kIndexRecordSize));
-      if (!r.ok()) continue;
-      old.expunged.emplace(r->uid, *r);
-      old.index_expunged.erase(r->uid);  // already moved out
+    for (const IndexRecord& r : gone->records) {
+      old.expunged.emplace(r.uid, r);
+      old.index_expunged.erase(r.uid);  // already moved out
     }
+    for (uint64_t off : gone->damaged) {
+      report.problems.push_back(std::string(kExpungedFileName) + " offset " + std::to_string(off) +
+                                ": record damaged (skipped)");
+    }
+  } else {
+    report.problems.push_back(std::string(kExpungedFileName) + ": " + gone.status().message());
   }
   auto cache = env.readFile(dir + "/" + std::string(kCacheFileName));
   if (cache.ok()) {
@@ -230,7 +241,6 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
         }
       }
     } else {
-      report.problems.push_back("UID " + std::to_string(uid) + ": message file without index record");
       struct stat st {};
       r.uid = uid;
       r.internal_date = ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_mtime) : 0;
@@ -239,6 +249,19 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
       r.guid = sha1Of(*bytes);
       r.header_size = headerSizeOf(*bytes);
       r.modseq = new_modseq;
+      if (old.index_whole) {
+        // In neither index although the index is whole: a purge that crashed between its
+        // rename and its unlinks, or a record lost some other way. Restored as expunged, so
+        // nothing reappears in a user's folder by surprise: the user can still get it back
+        // from .EXPUNGED, and expire removes it on its normal schedule from now.
+        report.problems.push_back("UID " + std::to_string(uid) +
+                                  ": message file in neither index (restored as expunged)");
+        r.system_flags = kFlagExpunged;
+        r.expunged_at = static_cast<int64_t>(::time(nullptr));
+        old.index_expunged[uid] = r;
+        continue;
+      }
+      report.problems.push_back("UID " + std::to_string(uid) + ": message file without index record");
     }
     // The cache entry: kept when the old one is intact, else made again from the file.
     CacheEntry entry;
@@ -287,6 +310,9 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     record_bytes += encodeIndexRecord(rec);
     ++n.num_records;
   }
+  // What expire removed stays removed from QRESYNC's answers; without the old header nobody
+  // knows what that was, so every modseq so far counts as possibly purged.
+  n.purged_modseq = old.header ? old.header->purged_modseq : n.highest_modseq;
   if (n.uidnext <= max_uid) {
     if (old.header) {
       report.problems.push_back("index: UIDNEXT " + std::to_string(n.uidnext) +
@@ -316,16 +342,11 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
   // Records expunged in place leave the index now, as a rewrite would move them
   // (mailbox_compact.cc): into darius.expunged first, durable before the new index.
   if (!old.index_expunged.empty()) {
-    std::string p = dir + "/" + std::string(kExpungedFileName);
-    auto f = env.openWritable(p, io::Env::OpenMode::kAppend);
-    if (!f.ok()) return f.status();
-    std::string out;
-    if ((*f)->size() == 0) out = expungedFileHeader();
-    for (auto& [uid, r] : old.index_expunged) out += encodeIndexRecord(r);
-    DARIUS_RETURN_IF_ERROR((*f)->append(out));
-    DARIUS_RETURN_IF_ERROR((*f)->sync());
-    DARIUS_RETURN_IF_ERROR((*f)->close());
-    DARIUS_RETURN_IF_ERROR(env.syncDir(dir));
+    // Without their cache records: the live cache is about to be rebuilt, and FETCH reads an
+    // expunged message without one from its file.
+    std::vector<ExpungedEntry> entries;
+    for (auto& [uid, r] : old.index_expunged) entries.push_back({r, {}});
+    DARIUS_RETURN_IF_ERROR(appendExpunged(env, dir, entries));
   }
   // An unsettled last append that was found intact may still have bytes only in the page
   // cache (a writer killed inside its round): durable before an index without the mark names

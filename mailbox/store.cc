@@ -37,6 +37,7 @@ Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env
   o.compact_policy.dead_ratio =
       static_cast<double>(config.getInt("cache_compact_dead_percent")) / 100.0;
   DARIUS_ASSIGN_OR_RETURN(o.seen_backend, db::parseBackend(config.getString("seen_db_backend")));
+  o.keep_expunged = config.getString("expunge_mode") != "immediate";
   o.seen_limits.max_value_bytes = config.getSize("seen_max_size");
   o.seen_limits.max_modseq_runs = static_cast<size_t>(config.getInt("seen_modseq_runs"));
   const std::string method = config.getString("sync_method");
@@ -195,6 +196,7 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
   (*m)->setChangeLog(changeLog(partition));
   (*m)->setSyncBarrier(barrierFor(partition, dir));
   (*m)->setCompactPolicy(options_.compact_policy);
+  (*m)->setKeepExpunged(options_.keep_expunged);
   return m;
 }
 

@@ -58,6 +58,7 @@
 #include "lib/io/file_lock.h"
 #include "mailbox/acl.h"
 #include "mailbox/change_log.h"
+#include "mailbox/expire.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_list.h"
 #include "mailbox/mailbox_list_cache.h"
@@ -101,12 +102,38 @@ struct StoreOptions {
   MailboxListOptions list_options;
   bool change_log = true;  // keep a change log per partition (tests may switch it off)
   Mailbox::CompactPolicy compact_policy;  // when an index rewrite also rewrites the cache
+  bool keep_expunged = true;  // expunge_mode: delayed (Mailbox::setKeepExpunged)
   SyncMethod sync_method = SyncMethod::kFsync;
   // This boot's id for quota usage records (QuotaUsageFiles::currentBoot() when unset); tests
   // change it to play a reboot.
   std::optional<BootId> boot_id;
   db::Backend seen_backend = db::Backend::kSkiplist;  // seen.db (seen_db.h)
   SeenLimits seen_limits;
+};
+
+struct CopySources;  // store_append.cc
+
+// One run of expire (Store::expire, mailbox/expire.h).
+struct ExpireOptions {
+  ExpirePolicy policy;
+  int64_t now = 0;          // seconds since the epoch: the expire's clock
+  bool dry_run = false;     // plan and report, remove nothing
+  bool everything = false;  // remove every expunged message, whatever the policy
+};
+
+// What expire found and did for one owner (a user, or one shared mailbox).
+struct ExpireOutcome {
+  std::string owner;  // "alice", "alice@example.com", or a shared mailbox's printable name
+  size_t held_messages = 0;  // before the run
+  uint64_t held_bytes = 0;
+  size_t removed_messages = 0;  // with dry_run: what would go
+  uint64_t removed_bytes = 0;
+  struct PerMailbox {
+    std::string mailbox;  // printable internal name
+    size_t removed = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<PerMailbox> mailboxes;  // those that lost something, in name order
 };
 
 struct CreateOptions {
@@ -247,6 +274,13 @@ class Store {
   base::Result<CopyResult> copy(Mailbox& from, std::span<const uint32_t> uids,
                                 const MailboxName& to_name, Mailbox& to,
                                 const CopyFlags& keep = {});
+  // Undelete (Cyrus's unexpunge; COPY out of .EXPUNGED): links the expunged messages `uids`
+  // of `from` whose files expire has not removed into `to` with new UIDs, their flags (less
+  // what `keep` drops) and dates, as copy() does, charging `to`'s quota root. The expunged
+  // records stay until expire (the files are hard links: no space is used twice).
+  base::Result<CopyResult> unexpunge(Mailbox& from, std::span<const uint32_t> uids,
+                                     const MailboxName& to_name, Mailbox& to,
+                                     const CopyFlags& keep = {});
   // copy(), then phase-1 expunge of the copied messages in `from` (RFC 6851). Within one
   // quota root the usage does not change, so no limit is checked.
   base::Result<CopyResult> move(const MailboxName& from_name, Mailbox& from,
@@ -256,6 +290,16 @@ class Store {
   // with it. Every expunge of a listed mailbox goes through here. Returns the expunge modseq.
   base::Result<uint64_t> expunge(const MailboxName& name, Mailbox& mailbox,
                                  std::span<const uint32_t> uids);
+
+  // --- Expire (store_expire.cc) ---
+  // Phase two for the owner of `scope` (a user's INBOX: every mailbox of theirs; a shared
+  // mailbox: its subtree, each shared mailbox its own owner), or for every owner when
+  // nullopt. Per owner: gathers what every mailbox holds expunged, plans with planExpire(),
+  // then purges mailbox by mailbox (Mailbox::purgeExpunged, whose lock is held for
+  // milliseconds). A mailbox that cannot be opened or purged is logged and skipped, and the
+  // run goes on; the outcome counts only what went.
+  base::Result<std::vector<ExpireOutcome>> expire(const std::optional<MailboxName>& scope,
+                                                  const ExpireOptions& options);
 
   // --- Quotas (store_quota.cc) ---
   QuotaDb& quotas() { return *quotas_; }
@@ -290,6 +334,9 @@ class Store {
  private:
   struct AppendQueue;
   class NamespaceLock;
+  // The append half of copy() and unexpunge(): all or nothing against `to`'s quota root.
+  base::Result<CopyResult> appendCopies(CopySources& src, const MailboxName& to_name,
+                                        Mailbox& to);
 
   Store(StoreOptions options, io::Env& env);
 

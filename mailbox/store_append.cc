@@ -74,6 +74,7 @@ Result<std::vector<Appended>> Store::appendOnce(const MailboxName& name,
   (*m)->setChangeLog(changeLog(entry->partition));
   (*m)->setSyncBarrier(barrierFor(entry->partition, dir));
   (*m)->setCompactPolicy(options_.compact_policy);
+  (*m)->setKeepExpunged(options_.keep_expunged);
   auto done = (*m)->append(requests);
   *wrote = (*m)->appendWroteIndex();
   const base::Code c = done.ok() ? base::Code::kOk : done.status().code();
@@ -189,8 +190,6 @@ Result<std::vector<Appended>> Store::append(const MailboxName& name,
   return std::move(me.result);
 }
 
-namespace {
-
 // The messages of a copy: the source's files stand in for staged ones.
 struct CopySources {
   std::vector<StagedMessage> files;
@@ -198,49 +197,96 @@ struct CopySources {
   std::vector<AppendRequest> requests;
 };
 
-Result<CopySources> copySources(Mailbox& from, std::span<const uint32_t> uids,
-                                       const CopyFlags& keep) {
-  CopySources s;
-  std::vector<uint32_t> sorted(uids.begin(), uids.end());
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+namespace {
 
-  std::vector<StagedMessage>& sources = s.files;
-  std::vector<IndexRecord>& records = s.records;
-  for (uint32_t uid : sorted) {
-    DARIUS_ASSIGN_OR_RETURN(int64_t pos, from.findUid(uid));
-    if (pos < 0) continue;
-    DARIUS_ASSIGN_OR_RETURN(IndexRecord r, from.record(static_cast<size_t>(pos)));
-    if (!r.live()) continue;
-    // The source's own file is the "staged" message: append() links it into the target.
-    StagedMessage m;
-    m.path = from.messagePath(uid);
-    m.size = r.size;
-    m.header_size = r.header_size;
-    m.guid = r.guid;
-    auto cached = from.cache(r);
-    if (cached.ok()) {
-      m.cache = std::move(*cached);
-    } else {
+// Where a source message's file, record and cache entry come from.
+void addSource(CopySources& s, Mailbox& from, const IndexRecord& r, Result<CacheEntry> cached) {
+  // The source's own file is the "staged" message: append() links it into the target.
+  StagedMessage m;
+  m.path = from.messagePath(r.uid);
+  m.size = r.size;
+  m.header_size = r.header_size;
+  m.guid = r.guid;
+  m.cache = cached.ok() ? std::move(*cached) : CacheEntry{};
+  s.files.push_back(std::move(m));
+  s.records.push_back(r);
+}
+
+// The append requests for the sources gathered, with the flags `keep` lets through.
+Status finishSources(CopySources& s, Mailbox& from, const CopyFlags& keep) {
+  for (size_t i = 0; i < s.files.size(); ++i) {
+    StagedMessage& m = s.files[i];
+    if (m.cache == CacheEntry{}) {  // no usable cache record: parse the file
       DARIUS_ASSIGN_OR_RETURN(std::string bytes, from.env().readFile(m.path));
       m.cache = buildCacheEntry(bytes);
     }
-    sources.push_back(std::move(m));
-    records.push_back(r);
   }
   std::vector<AppendRequest>& requests = s.requests;
-  requests.resize(sources.size());
-  for (size_t i = 0; i < sources.size(); ++i) {
-    requests[i].message = &sources[i];
-    requests[i].internal_date = records[i].internal_date;
-    requests[i].tz_offset_minutes = records[i].tz_offset_minutes;
-    requests[i].system_flags = records[i].system_flags & ~kFlagExpunged & keep.system;
+  requests.resize(s.files.size());
+  for (size_t i = 0; i < s.files.size(); ++i) {
+    const IndexRecord& r = s.records[i];
+    requests[i].message = &s.files[i];
+    requests[i].internal_date = r.internal_date;
+    requests[i].tz_offset_minutes = r.tz_offset_minutes;
+    requests[i].system_flags = r.system_flags & ~kFlagExpunged & keep.system;
     for (size_t b = 0; keep.keywords && b < from.header().user_flags.size(); ++b) {
-      if (records[i].hasUserFlag(static_cast<int>(b))) {
+      if (r.hasUserFlag(static_cast<int>(b))) {
         requests[i].keywords.push_back(from.header().user_flags[b]);
       }
     }
   }
+  return Status::ok();
+}
+
+std::vector<uint32_t> sortedUnique(std::span<const uint32_t> uids) {
+  std::vector<uint32_t> sorted(uids.begin(), uids.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  return sorted;
+}
+
+Result<CopySources> copySources(Mailbox& from, std::span<const uint32_t> uids,
+                                const CopyFlags& keep) {
+  CopySources s;
+  for (uint32_t uid : sortedUnique(uids)) {
+    DARIUS_ASSIGN_OR_RETURN(int64_t pos, from.findUid(uid));
+    if (pos < 0) continue;
+    DARIUS_ASSIGN_OR_RETURN(IndexRecord r, from.record(static_cast<size_t>(pos)));
+    if (!r.live()) continue;
+    addSource(s, from, r, from.cache(r));
+  }
+  DARIUS_RETURN_IF_ERROR(finishSources(s, from, keep));
+  return s;
+}
+
+// The expunged messages `uids` of `from` whose files are still there (expire removes them).
+Result<CopySources> expungedSources(Mailbox& from, std::span<const uint32_t> uids,
+                                    const CopyFlags& keep) {
+  CopySources s;
+  std::vector<uint32_t> wanted = sortedUnique(uids);
+  DARIUS_ASSIGN_OR_RETURN(std::vector<IndexRecord> held, from.expungedRecords());
+  std::string cache;
+  if (auto c = from.env().readFile(from.dir() + "/" + std::string(kExpungedCacheFileName));
+      c.ok()) {
+    cache = std::move(*c);
+  }
+  for (const IndexRecord& r : held) {
+    if (!std::binary_search(wanted.begin(), wanted.end(), r.uid)) continue;
+    DARIUS_ASSIGN_OR_RETURN(bool there, from.env().fileExists(from.messagePath(r.uid)));
+    if (!there) continue;
+    Result<CacheEntry> cached = Status::notFound("no cache record");
+    DARIUS_ASSIGN_OR_RETURN(int64_t pos, from.findUid(r.uid));
+    if (pos >= 0) {
+      // Still marked in the index: its cache record is in the live cache.
+      DARIUS_ASSIGN_OR_RETURN(IndexRecord in_index, from.record(static_cast<size_t>(pos)));
+      cached = from.cache(in_index);
+    } else if (std::string rec = cacheRecordAt(cache, r.cache_offset, guidBytes(r.guid));
+               !rec.empty()) {
+      cached = decodeCacheRecordOf(rec, guidBytes(r.guid));
+    }
+    addSource(s, from, r, std::move(cached));
+  }
+  DARIUS_RETURN_IF_ERROR(finishSources(s, from, keep));
   return s;
 }
 
@@ -248,9 +294,20 @@ Result<CopySources> copySources(Mailbox& from, std::span<const uint32_t> uids,
 
 Result<CopyResult> Store::copy(Mailbox& from, std::span<const uint32_t> uids,
                                const MailboxName& to_name, Mailbox& to, const CopyFlags& keep) {
+  DARIUS_ASSIGN_OR_RETURN(CopySources src, copySources(from, uids, keep));
+  return appendCopies(src, to_name, to);
+}
+
+Result<CopyResult> Store::unexpunge(Mailbox& from, std::span<const uint32_t> uids,
+                                    const MailboxName& to_name, Mailbox& to,
+                                    const CopyFlags& keep) {
+  DARIUS_ASSIGN_OR_RETURN(CopySources src, expungedSources(from, uids, keep));
+  return appendCopies(src, to_name, to);
+}
+
+Result<CopyResult> Store::appendCopies(CopySources& src, const MailboxName& to_name, Mailbox& to) {
   CopyResult out;
   out.target_uidvalidity = to.header().uidvalidity;
-  DARIUS_ASSIGN_OR_RETURN(CopySources src, copySources(from, uids, keep));
   if (src.requests.empty()) return out;
   // As a delivery: checked and appended under the target root's lock, all or nothing.
   DARIUS_ASSIGN_OR_RETURN(std::optional<RootHold> held, lockRootOf(to_name, /*ns_held=*/false));

@@ -12,6 +12,7 @@
 #include "lib/net/server_host.h"
 #include "lib/net/tls.h"
 #include "mailbox/store.h"
+#include "server/expire_scheduler.h"
 #include "server/metrics_service.h"
 #include "server/run_files.h"
 #include "server/services.h"
@@ -58,6 +59,14 @@ int runServer(const std::string& config_path) {
   if (!store.ok()) return fail(kExitSoftware, "mail store: " + store.status().toString());
   for (const std::string& line : (*store)->recovery().finished) {
     log::notice("store recovery: finished {}", line);
+  }
+  auto expire_at = parseExpireAt(config.getString("expire_at"));
+  if (!expire_at.ok()) return fail(kExitConfig, expire_at.status().message());
+  // Declared after the store, so it stops (and joins its thread) before the store closes.
+  std::unique_ptr<ExpireScheduler> expire;
+  if (*expire_at) {
+    expire = std::make_unique<ExpireScheduler>(**store, mailbox::ExpirePolicy::fromConfig(config),
+                                               **expire_at);
   }
 
   const std::vector<std::string> names = config.getList("services");

@@ -9,6 +9,7 @@
 #include "tools/cli_common.h"
 #include "tools/db_command.h"
 #include "tools/init_command.h"
+#include "tools/expire_command.h"
 #include "tools/quota_command.h"
 #include "tools/mailbox_command.h"
 #include "tools/reconstruct_command.h"
@@ -215,6 +216,29 @@ int main(int argc, char** argv) {
     sub->callback([&qc, action] { qc.action = action; });
   }
 
+  tools::ExpireCommand exc;
+  auto* expire_cmd = app.add_subcommand(
+      "expire", "remove expunged messages for good, by the expunge_vol_*/expunge_timeout policy");
+  expire_cmd->fallthrough();
+  expire_cmd->add_flag("-n,--dry-run", exc.dry_run, "report what would go, remove nothing");
+  expire_cmd->add_option("--user", exc.user, "one user's mailboxes");
+  expire_cmd->add_flag("--all", exc.all, "every owner");
+  expire_cmd->add_flag("--now", exc.everything, "remove every expunged message, whatever the policy");
+  expire_cmd->add_option("--at", exc.at, "apply the policy as if it were TIME (epoch or UTC date)");
+  expire_cmd->add_flag("--json", exc.json, "print JSON");
+
+  tools::UnexpungeCommand unc;
+  auto* unexpunge_cmd = app.add_subcommand(
+      "unexpunge", "copy expunged messages back into a mailbox (Cyrus's unexpunge)");
+  unexpunge_cmd->fallthrough();
+  unexpunge_cmd->add_option("MAILBOX", unc.mailbox, "internal name, e.g. user/alice/Sent")
+      ->required();
+  unexpunge_cmd->add_option("--uid", unc.uids, "an expunged message's UID (repeatable)");
+  unexpunge_cmd->add_option("--since", unc.since, "those expunged at or after TIME");
+  unexpunge_cmd->add_flag("--all", unc.all, "every expunged message still held");
+  unexpunge_cmd->add_option("--into", unc.into, "restore into this mailbox (default: MAILBOX)");
+  unexpunge_cmd->add_flag("--json", unc.json, "print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -227,6 +251,8 @@ int main(int argc, char** argv) {
   if (mb_cmd->parsed()) return tools::runMailboxCommand(config_path, mbc);
   if (quota_cmd->parsed()) return tools::runQuotaCommand(config_path, qc);
   if (acl_cmd->parsed()) return tools::runAclCommand(config_path, aclc);
+  if (expire_cmd->parsed()) return tools::runExpireCommand(config_path, exc);
+  if (unexpunge_cmd->parsed()) return tools::runUnexpungeCommand(config_path, unc);
   if (db_cmd->parsed()) {
     dbc.batch_set = batch_opt->count() > 0;
     return tools::runDbCommand(dbc);

@@ -20,6 +20,7 @@
 #include "imapd/fetch/fetch_render.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
+#include "imapd/vanished.h"
 
 namespace darius::imapd {
 namespace {
@@ -39,16 +40,12 @@ base::Result<FetchArgs> parseUid(ArgParser& p) { return fetch::parseFetchArgs(p,
 // CHANGEDSINCE, in one VANISHED (EARLIER) response before any FETCH response.
 asio::awaitable<base::Status> writeVanished(Session& session, SelectedMailbox& sel,
                                             const FetchArgs& args) {
-  auto expunged = co_await session.blocking([&] { return sel.mailbox().expungedRecords(); });
-  if (!expunged.ok()) co_return expunged.status();
   proto::SequenceSet set = args.set.substituteLastResult(session.savedResult());
-  uint32_t max = sel.mailbox().index().uidnext - 1;
-  std::vector<uint32_t> vanished;
-  for (const mailbox::IndexRecord& r : *expunged) {
-    if (r.modseq > *args.changed_since && set.contains(r.uid, max)) vanished.push_back(r.uid);
-  }
-  if (vanished.empty()) co_return base::Status::ok();
-  auto out = proto::SequenceSet::fromNumbers(std::move(vanished));
+  auto vanished = co_await session.blocking(
+      [&] { return vanishedSince(sel.mailbox(), *args.changed_since, set, sel.uids()); });
+  if (!vanished.ok()) co_return vanished.status();
+  if (vanished->empty()) co_return base::Status::ok();
+  auto out = proto::SequenceSet::fromRanges(std::move(*vanished));
   if (!out.ok()) co_return out.status();
   session.writeUntagged("VANISHED (EARLIER) " + out->format());
   co_return base::Status::ok();

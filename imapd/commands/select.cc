@@ -14,6 +14,7 @@
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
 #include "imapd/user_seen.h"
+#include "imapd/vanished.h"
 #include "lib/proto/chars.h"
 
 namespace darius::imapd {
@@ -88,15 +89,16 @@ constexpr mailbox::Rights kAnyWrite = mailbox::right::kSeen | mailbox::right::kW
 base::Status writeResync(Session& session, SelectedMailbox& sel, const QresyncParams& q,
                          std::string& out) {
   if (q.uidvalidity != sel.entry().uidvalidity) return base::Status::ok();  // full resync
-  DARIUS_ASSIGN_OR_RETURN(auto gone, sel.mailbox().expungedRecords());
-  std::vector<uint32_t> vanished;
-  for (const mailbox::IndexRecord& r : gone) {
-    if (r.modseq <= q.modseq) continue;
-    if (q.known_uids && !q.known_uids->contains(r.uid, UINT32_MAX)) continue;
-    vanished.push_back(r.uid);
+  proto::SequenceSet within;
+  if (q.known_uids) {
+    within = *q.known_uids;
+  } else {
+    DARIUS_RETURN_IF_ERROR(within.add(1, UINT32_MAX));
   }
+  DARIUS_ASSIGN_OR_RETURN(auto vanished,
+                          vanishedSince(sel.mailbox(), q.modseq, within, sel.uids()));
   if (!vanished.empty()) {
-    auto set = proto::SequenceSet::fromNumbers(vanished);
+    auto set = proto::SequenceSet::fromRanges(std::move(vanished));
     if (set.ok()) out += "* VANISHED (EARLIER) " + set->format() + "\r\n";
   }
   bool rev1 = session.updateStyle().rev1;

@@ -18,6 +18,7 @@ constexpr std::string_view kTlsVersions[] = {"TLSv1.2", "TLSv1.3"};
 constexpr std::string_view kDbBackends[] = {"skiplist", "berkeley", "flat"};
 constexpr std::string_view kSyncMethods[] = {"auto", "syncfs", "fsync"};
 constexpr std::string_view kUidlFormats[] = {"uidvalidity.uid", "uid", "guid"};
+constexpr std::string_view kRemoveModes[] = {"delayed", "immediate"};
 
 // Mozilla's "intermediate" TLS 1.2 suites: forward secrecy and AEAD only. DHE is left out
 // because ECDHE is universally available and finite-field DH invites weak-group mistakes.
@@ -228,6 +229,33 @@ constexpr OptionDef kOptions[] = {
      .description = "Partition of new mailboxes (a new user's INBOX; a child mailbox goes to "
                     "its parent's partition).",
      .section = "mailboxes"},
+
+    // two-phase expunge and delete, expire (issue 18; docs/design/expunge.md)
+    {.name = "expunge_mode", .type = T::kEnum, .default_value = "delayed",
+     .description = "`delayed`: an expunged message keeps its file and its record (with its "
+                    "flags and cache record) in the mailbox's expunged index until expire "
+                    "removes it; the user can still see and recover it. `immediate`: its file "
+                    "is removed as soon as the expunge is durable.",
+     .section = "expunge", .allowed = kRemoveModes},
+    {.name = "expunge_vol_min", .type = T::kSize, .default_value = "50M",
+     .description = "When a user's expunged messages exceed expunge_vol_max, expire removes the "
+                    "oldest until this much is left.",
+     .section = "expunge", .min = 0},
+    {.name = "expunge_vol_max", .type = T::kSize, .default_value = "75M",
+     .description = "The most expunged mail a user keeps after a nightly expire (the oldest "
+                    "goes first, down to expunge_vol_min).",
+     .section = "expunge", .min = 0},
+    {.name = "expunge_vol_overflow", .type = T::kSize, .default_value = "100M",
+     .description = "A user whose expunged mail passes this is expired at once, not at the "
+                    "next expire_at.",
+     .section = "expunge", .min = 0},
+    {.name = "expunge_timeout", .type = T::kDuration, .default_value = "28d",
+     .description = "Expire removes an expunged message once it has been expunged this long.",
+     .section = "expunge"},
+    {.name = "expire_at", .type = T::kString, .default_value = "03:00",
+     .description = "Local time of day (HH:MM) at which dariusd runs expire over every user; "
+                    "empty: never by itself (run `darius expire` from cron instead).",
+     .section = "expunge"},
 
     // delivery (LMTP) and POP3 (issue 5)
     {.name = "duplicate_suppression_window", .type = T::kDuration, .default_value = "3d",

@@ -1,0 +1,146 @@
+// Phase 2 of expunge (docs/formats/expunged.md, "Purge"): expired messages leave
+// darius.expunged and its cache, and their files are unlinked. The rewrite happens outside
+// the mailbox lock; the lock is held only to take in what a concurrent rewrite of the index
+// appended meanwhile, to raise purged_modseq and to rename the new files in.
+#include <algorithm>
+#include <set>
+
+#include "lib/log/log.h"
+#include "mailbox/change_log.h"
+#include "mailbox/expunged_file.h"
+#include "mailbox/mailbox.h"
+
+namespace darius::mailbox {
+
+using base::Result;
+using base::Status;
+
+namespace {
+
+// Temp names that io::isAtomicTempName() knows, so that reconstruct clears a crash's debris.
+const std::string kIndexTemp = "." + std::string(kExpungedFileName) + ".tmp.purge";
+const std::string kCacheTemp = "." + std::string(kExpungedCacheFileName) + ".tmp.purge";
+
+// The kept records and their cache records, with offsets into the new cache (which starts
+// with its header at offset 0 of `cache_out`).
+void copyKept(const std::vector<IndexRecord>& records, std::string_view old_cache,
+              const std::set<uint32_t>& drop, uint64_t cache_base, std::string& index_out,
+              std::string& cache_out, Mailbox::Purged& purged,
+              std::vector<std::pair<uint32_t, uint64_t>>& logged) {
+  for (IndexRecord r : records) {
+    if (drop.contains(r.uid)) {
+      purged.messages += 1;
+      purged.bytes += r.size;
+      purged.uids.push_back(r.uid);
+      logged.emplace_back(r.uid, r.modseq);
+      continue;
+    }
+    std::string c = cacheRecordAt(old_cache, r.cache_offset, guidBytes(r.guid));
+    r.cache_offset = c.empty() ? 0 : cache_base + cache_out.size();
+    cache_out += c;
+    index_out += encodeIndexRecord(r);
+  }
+}
+
+}  // namespace
+
+Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
+  Purged purged;
+  if (uids.empty()) return purged;
+  std::set<uint32_t> drop(uids.begin(), uids.end());
+  // 1. Records still marked in the index move out first, as any rewrite moves them.
+  DARIUS_RETURN_IF_ERROR(refresh());
+  bool in_index = false;
+  for (size_t i = 0; i < index_.num_records && !in_index; ++i) {
+    auto r = record(i);
+    if (!r.ok()) return r.status();
+    in_index = !r->live() && drop.contains(r->uid);
+  }
+  if (in_index) DARIUS_RETURN_IF_ERROR(compact());
+
+  // 2. The new files, without the lock: readers of darius.expunged take none, and appends
+  //    (compact) only add records after `old.end`, picked up in step 3.
+  DARIUS_ASSIGN_OR_RETURN(ExpungedIndex old, readExpungedIndex(env_, dir_));
+  std::string old_cache;
+  if (auto c = env_.readFile(path(kExpungedCacheFileName)); c.ok()) {
+    old_cache = std::move(*c);
+  } else if (c.status().code() != base::Code::kNotFound) {
+    return c.status();
+  }
+  std::string index_out = expungedFileHeader();
+  std::string cache_out = encodeCacheHeader(1);
+  std::vector<std::pair<uint32_t, uint64_t>> logged;
+  copyKept(old.records, old_cache, drop, 0, index_out, cache_out, purged, logged);
+  if (purged.messages == 0) return purged;
+  auto writeTemp = [&](const std::string& name, std::string_view bytes)
+      -> Result<std::unique_ptr<io::WritableFile>> {
+    auto f = env_.openWritable(path(name), io::Env::OpenMode::kTruncate);
+    if (!f.ok()) return f.status();
+    DARIUS_RETURN_IF_ERROR((*f)->append(bytes));
+    return std::move(*f);
+  };
+  DARIUS_ASSIGN_OR_RETURN(auto index_tmp, writeTemp(kIndexTemp, index_out));
+  DARIUS_ASSIGN_OR_RETURN(auto cache_tmp, writeTemp(kCacheTemp, cache_out));
+
+  // 3. Under the lock: what was appended since step 2, then the switch.
+  io::FileLock l;
+  DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  auto now_size = env_.fileSize(path(kExpungedFileName));
+  if (!now_size.ok()) return now_size.status();
+  if (*now_size > old.end) {
+    auto f = env_.openWritable(path(kExpungedFileName), io::Env::OpenMode::kExisting);
+    if (!f.ok()) return f.status();
+    DARIUS_ASSIGN_OR_RETURN(std::string tail, (*f)->pread(old.end, *now_size - old.end));
+    DARIUS_RETURN_IF_ERROR((*f)->close());
+    auto added = parseExpungedIndex(expungedFileHeader() + tail);
+    if (!added.ok()) return added.status();
+    auto c = env_.readFile(path(kExpungedCacheFileName));
+    std::string added_index, added_cache;
+    copyKept(added->records, c.ok() ? std::string_view(*c) : std::string_view(), drop,
+             cache_out.size(), added_index, added_cache, purged, logged);
+    DARIUS_RETURN_IF_ERROR(index_tmp->append(added_index));
+    DARIUS_RETURN_IF_ERROR(cache_tmp->append(added_cache));
+  }
+  DARIUS_RETURN_IF_ERROR(index_tmp->sync());
+  DARIUS_RETURN_IF_ERROR(index_tmp->close());
+  DARIUS_RETURN_IF_ERROR(cache_tmp->sync());
+  DARIUS_RETURN_IF_ERROR(cache_tmp->close());
+  // purged_modseq first: a crash before the renames then only makes QRESYNC report more
+  // UIDs as vanished (all of them are expunged), never fewer.
+  DARIUS_RETURN_IF_ERROR(remapIndex());
+  DARIUS_RETURN_IF_ERROR(loadIndexHeader());
+  DARIUS_RETURN_IF_ERROR(settleTail());
+  uint64_t max_modseq = 0;
+  for (const auto& [uid, modseq] : logged) max_modseq = std::max(max_modseq, modseq);
+  if (max_modseq > index_.purged_modseq) {
+    IndexHeader h = index_;
+    h.purged_modseq = max_modseq;
+    h.prev_num_records = h.num_records;
+    h.tail_crc = 0;
+    auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kAppend);
+    if (!f.ok()) return f.status();
+    DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+    DARIUS_RETURN_IF_ERROR((*f)->close());
+  }
+  // The cache before the index: an old index over the new cache reads no cache record whose
+  // GUID does not match (cache_format.h), so FETCH falls back to the message file.
+  DARIUS_RETURN_IF_ERROR(env_.renameFile(path(kCacheTemp), path(kExpungedCacheFileName)));
+  DARIUS_RETURN_IF_ERROR(env_.renameFile(path(kIndexTemp), path(kExpungedFileName)));
+  DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
+  l.unlock();
+  noteChange(static_cast<int>(ChangeType::kPurge), logged);
+
+  // 4. The files, which no index names any more. A crash among the unlinks leaves files that
+  //    reconstruct restores as expunged, for the next expire.
+  for (uint32_t uid : purged.uids) {
+    Status s = env_.removeFile(messagePath(uid));
+    if (!s.isOk() && s.code() != base::Code::kNotFound) {
+      log::warning("{}: purging UID {}: {}", dir_, uid, s.toString());
+    }
+  }
+  DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
+  std::sort(purged.uids.begin(), purged.uids.end());
+  return purged;
+}
+
+}  // namespace darius::mailbox

@@ -1,0 +1,54 @@
+// `darius expire` and `darius unexpunge`: phase two of two-phase expunge by hand, and its
+// undo (docs/design/expunge.md). Both go through mailbox::Store, which takes the same locks
+// as dariusd's sessions, so they run while dariusd does.
+//
+//   expire [-n] [--user U | --all] [--now] [--at TIME] [--json]
+//       applies the expire policy (expunge_vol_min/max, expunge_timeout: config.md) to one
+//       user's mailboxes or to every owner's, and prints per owner what it held and removed:
+//       "<owner>: held N messages (B bytes), removed N (B bytes)", then one indented line per
+//       mailbox that lost something. -n removes nothing (what would go). --now removes every
+//       expunged message whatever the policy. --at runs the policy as if it were TIME.
+//   unexpunge MAILBOX [--uid N]... [--since TIME] [--all] [--into FOLDER] [--json]
+//       Cyrus's unexpunge: copies expunged messages of MAILBOX (internal name) whose files
+//       are still there back into FOLDER (default MAILBOX itself) with new UIDs and their
+//       flags, and prints "restored N: OLD->NEW ...". --since picks those expunged at or
+//       after TIME. Exactly one of --uid, --since and --all.
+//
+// TIME is seconds since the epoch, or UTC "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SS".
+// Exit codes: 0 done, 1 failed, 2 usage, 78 config.
+//
+// Thread-safety: single-threaded CLI code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace darius::tools {
+
+struct ExpireCommand {
+  std::string user;
+  bool all = false;
+  bool dry_run = false;
+  bool everything = false;  // --now
+  std::string at;           // --at TIME
+  bool json = false;
+};
+
+struct UnexpungeCommand {
+  std::string mailbox;
+  std::vector<uint32_t> uids;
+  std::string since;
+  bool all = false;
+  std::string into;
+  bool json = false;
+};
+
+// TIME as documented above; nullopt when it is neither form.
+std::optional<int64_t> parseCliTime(const std::string& text);
+
+int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd);
+int runUnexpungeCommand(const std::string& config_path, const UnexpungeCommand& cmd);
+
+}  // namespace darius::tools
