@@ -34,6 +34,36 @@ Result<mailbox::MailboxName> internalName(const Session& session, std::string_vi
   return session.ns().toInternal(utf8, userOf(session));
 }
 
+Result<std::optional<mailbox::MailboxName>> expungedViewOf(const Session& session,
+                                                           std::string_view wire) {
+  std::string utf8;
+  if (utf8Names(session)) {
+    utf8 = std::string(wire);
+  } else {
+    auto decoded = proto::decodeMutf7(wire);
+    if (!decoded.ok()) return Status::invalid("Mailbox name is not valid modified UTF-7");
+    utf8 = std::move(*decoded);
+  }
+  std::optional<std::string> rest = session.ns().splitExpunged(utf8);
+  if (!rest) return std::optional<mailbox::MailboxName>();
+  if (rest->empty()) return Status::invalid("the expunged area itself holds no messages");
+  DARIUS_ASSIGN_OR_RETURN(mailbox::MailboxName name,
+                          session.ns().toInternal(*rest, userOf(session)));
+  return std::optional<mailbox::MailboxName>(std::move(name));
+}
+
+Result<MailboxAccess> expungedViewAccess(Session& session, const mailbox::MailboxName& name) {
+  if (!isOwner(session, name) && !mayAdminister(session, name)) {
+    return Status::notFound("no such mailbox");
+  }
+  auto entry = session.store().list().lookup(name);
+  if (!entry.ok()) return entry.status();
+  if ((entry->flags & (mailbox::MailboxEntry::kDeleted | mailbox::MailboxEntry::kNoSelect)) != 0) {
+    return Status::notFound("no such mailbox");
+  }
+  return MailboxAccess{name, *entry, mailbox::right::kLookup | mailbox::right::kRead};
+}
+
 Result<std::string> externalName(const Session& session, const mailbox::MailboxName& name) {
   DARIUS_ASSIGN_OR_RETURN(std::string utf8, session.ns().toExternal(name, userOf(session)));
   if (utf8Names(session)) return utf8;

@@ -18,6 +18,7 @@
 // Thread-safety: functions of one session's strand.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,17 @@ base::Result<mailbox::MailboxName> internalName(const Session& session, std::str
 base::Result<std::string> wireName(const Session& session, const mailbox::MailboxName& name);
 // The user's name for `name`, UTF-8 or mUTF-7, unquoted (for LIST pattern matching).
 base::Result<std::string> externalName(const Session& session, const mailbox::MailboxName& name);
+
+// `.EXPUNGED<sep><folder>` (docs/design/expunge.md): nullopt when `wire` is not in the
+// expunged area; else the folder's internal name (kInvalid for the area itself or a name
+// that is not one). Who may open the view is expungedViewAccess()'s business.
+base::Result<std::optional<mailbox::MailboxName>> expungedViewOf(const Session& session,
+                                                                 std::string_view wire);
+// The folder whose expunged view the user asks for, if they may see it: only the owner of a
+// personal folder, or an admin of its domain; kNotFound otherwise (as for a folder they may
+// not see), and for a folder that does not exist. The rights are l and r: the view is
+// read-only (FETCH, SEARCH, COPY out).
+base::Result<MailboxAccess> expungedViewAccess(Session& session, const mailbox::MailboxName& name);
 
 bool isOwner(const Session& session, const mailbox::MailboxName& name);
 // The login's ACL identifier: its user id, or "" for a login that is no user name (it then

@@ -11,7 +11,6 @@ ExpirePolicy ExpirePolicy::fromConfig(const config::Config& config) {
   ExpirePolicy p;
   p.vol_min = config.getSize("expunge_vol_min");
   p.vol_max = config.getSize("expunge_vol_max");
-  p.vol_overflow = config.getSize("expunge_vol_overflow");
   p.timeout_seconds =
       std::chrono::duration_cast<std::chrono::seconds>(config.getDuration("expunge_timeout"))
           .count();
@@ -33,20 +32,27 @@ std::vector<size_t> planExpire(std::span<const HeldMessage> held, const ExpirePo
   });
   uint64_t total = 0;
   for (const HeldMessage& m : held) total += m.size;
-  std::vector<size_t> out;
-  size_t i = 0;
-  // "Hold at most this long": an age of exactly the timeout is still held.
-  for (; i < order.size() && now - held[order[i]].expunged_at > policy.timeout_seconds; ++i) {
-    out.push_back(order[i]);
-    total -= held[order[i]].size;
-  }
-  if (total > policy.vol_max) {
-    for (; i < order.size() && total > policy.vol_min; ++i) {
-      out.push_back(order[i]);
-      total -= held[order[i]].size;
+  std::vector<bool> gone(held.size(), false);
+  // "Hold at most this long": an age of exactly the timeout is still held; an unknown age
+  // (0) is never past it.
+  for (size_t i : order) {
+    const HeldMessage& m = held[i];
+    if (m.expunged_at != 0 && now - m.expunged_at > policy.timeout_seconds) {
+      gone[i] = true;
+      total -= m.size;
     }
   }
-  std::sort(out.begin(), out.end());
+  if (total > policy.vol_max) {
+    for (size_t k = 0; k < order.size() && total > policy.vol_min; ++k) {
+      if (gone[order[k]]) continue;
+      gone[order[k]] = true;
+      total -= held[order[k]].size;
+    }
+  }
+  std::vector<size_t> out;
+  for (size_t i = 0; i < held.size(); ++i) {
+    if (gone[i]) out.push_back(i);
+  }
   return out;
 }
 

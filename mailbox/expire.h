@@ -5,8 +5,6 @@
 // - Anything expunged longer ago than `timeout` goes.
 // - If what is left is more than `vol_max`, the oldest go until at most `vol_min` is left
 //   (hysteresis: a nightly run does not trim a few bytes every night).
-// - `vol_overflow` only decides when a run happens: an owner past it is expired at once
-//   instead of at the next expire_at (`overflows`).
 //
 // Ownership: plain values and a pure function. Thread-safety: safe from any thread.
 #pragma once
@@ -25,15 +23,15 @@ namespace darius::mailbox {
 struct ExpirePolicy {
   uint64_t vol_min = 50ull << 20;
   uint64_t vol_max = 75ull << 20;
-  uint64_t vol_overflow = 100ull << 20;
   int64_t timeout_seconds = 28 * 86400;
 
-  // expunge_vol_min, expunge_vol_max, expunge_vol_overflow, expunge_timeout.
+  // expunge_vol_min, expunge_vol_max, expunge_timeout.
   static ExpirePolicy fromConfig(const config::Config& config);
 };
 
 // One expunged message an owner holds. `expunged_at` 0 (expunged before index 1.2 kept the
-// time) counts as expunged at the epoch: the first expire after the upgrade removes it.
+// time): its age is unknown, so the timeout never takes it; it goes first when the volume
+// must come down.
 struct HeldMessage {
   size_t mailbox = 0;  // the caller's index of the mailbox
   uint32_t uid = 0;
@@ -45,10 +43,5 @@ struct HeldMessage {
 // (`darius expire --now`).
 std::vector<size_t> planExpire(std::span<const HeldMessage> held, const ExpirePolicy& policy,
                                int64_t now, bool everything = false);
-
-// Whether an owner holding `bytes` of expunged mail must be expired at once.
-inline bool overflows(uint64_t bytes, const ExpirePolicy& policy) {
-  return bytes > policy.vol_overflow;
-}
 
 }  // namespace darius::mailbox

@@ -413,9 +413,7 @@ TEST_F(ExpungedFileTest, AppendWritesOverATornTail) {
 // expunged.md: "a torn last record (fewer than 128 bytes, or a bad CRC in the last slot) ...
 // is written over by the next append". A whole last slot of zeros is what a filesystem that
 // made the size durable before the data leaves; parseExpungedIndex does not count it as damage,
-// so the append must not turn it into damage in the middle of the file.
-// DISABLED: appendExpunged only drops a partial slot (it aligns the file's size down instead
-// of appending at parseExpungedIndex's `end`); enable with that fix.
+// so the append must not turn it into damage in the middle of the file: it appends at `end`.
 TEST_F(ExpungedFileTest, AppendWritesOverABadLastSlot) {
   const std::string base = expungedFileHeader() + encodeIndexRecord(plain(1));
   put(indexPath(), base + std::string(kIndexRecordSize, '\0'));

@@ -72,7 +72,7 @@ struct IndexHeader {
   // (1.2) The highest modseq of an expunged record whose message expire removed for good
   // (mailbox/expire.h): the mailbox no longer knows which UIDs left at or below it, so a
   // QRESYNC from an older modseq is told every UID it names that is not live has vanished
-  // (RFC 7162 §3.2.5.2 allows the larger answer).
+  // (RFC 7162 §5.1 and §5.3 allow the larger answer).
   uint64_t purged_modseq = 0;
 
   bool operator==(const IndexHeader&) const = default;
@@ -92,8 +92,8 @@ struct IndexRecord {
   Guid guid{};
   uint64_t thread_id = 0;      // THREADID (RFC 8474); 0 until threading assigns one
   // (1.2) With kFlagExpunged: when the expunge happened, seconds since the epoch (expire's
-  // clock, mailbox/expire.h). 0 in records expunged by older versions: expire treats them
-  // as expunged when it first meets them.
+  // clock, mailbox/expire.h). 0 in records expunged by older versions: an unknown age, which
+  // expire's timeout never takes (its volume limits do).
   int64_t expunged_at = 0;
 
   bool live() const { return (system_flags & kFlagExpunged) == 0; }

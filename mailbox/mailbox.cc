@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <functional>
 #include <vector>
@@ -185,6 +186,7 @@ Status Mailbox::loadIndexHeader() {
 }
 
 Status Mailbox::refresh() {
+  if (live_) return refreshView();
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kShared, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -221,6 +223,18 @@ Status Mailbox::reloadHeaderIfReplaced() {
   return Status::ok();
 }
 
+Result<uint64_t> Mailbox::purgedModseqNow() const {
+  if (live_) return uint64_t{0};
+  auto fd = io::openFile(path(kIndexFileName), O_RDONLY | O_CLOEXEC);
+  if (!fd.ok()) return fd.status();
+  char buf[kIndexHeaderSize];
+  ssize_t n = ::pread(fd->get(), buf, sizeof buf, 0);
+  if (n < 0) return Status::fromErrno(errno, path(kIndexFileName));
+  auto h = decodeIndexHeader(std::string_view(buf, static_cast<size_t>(n)));
+  if (!h.ok()) return Status::corruption(path(kIndexFileName) + ": " + h.status().message());
+  return h->purged_modseq;
+}
+
 Result<std::string> Mailbox::recordBytes(size_t i) const {
   if (i >= index_.num_records) return Status::invalid("record number out of range");
   size_t off = kIndexHeaderSize + i * kIndexRecordSize;
@@ -232,6 +246,10 @@ Result<std::string> Mailbox::recordBytes(size_t i) const {
 }
 
 Result<IndexRecord> Mailbox::record(size_t i) const {
+  if (live_) {
+    if (i >= view_records_.size()) return Status::invalid("record number out of range");
+    return view_records_[i];
+  }
   auto bytes = recordBytes(i);
   if (!bytes.ok()) return bytes.status();
   auto r = decodeIndexRecord(*bytes);
@@ -298,6 +316,7 @@ Status Mailbox::remapCache(uint64_t need) const {
 }
 
 Result<CacheEntry> Mailbox::cache(const IndexRecord& r) const {
+  if (live_) return viewCache(r);
   if (r.cache_offset == 0) return Status::notFound("no cache record");
   if (r.cache_offset < kCacheHeaderSize) {
     return Status::corruption(path(kCacheFileName) + ": offset " +

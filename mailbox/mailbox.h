@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,6 +48,8 @@ class ChangeLog;
 inline constexpr std::string_view kIndexFileName = "darius.index";
 inline constexpr std::string_view kCacheFileName = "darius.cache";
 inline constexpr std::string_view kLockFileName = "darius.lock";
+// Held across a whole purge (mailbox_purge.cc), so that two never overlap on one mailbox.
+inline constexpr std::string_view kPurgeLockFileName = "darius.purge.lock";
 
 struct AppendRequest {
   const StagedMessage* message = nullptr;
@@ -94,6 +97,15 @@ class Mailbox {
   // kNotFound if there is no mailbox in `dir`; kCorruption (with the file and offset) if its
   // files are damaged beyond what open repairs by itself.
   static base::Result<std::unique_ptr<Mailbox>> open(io::Env& env, const std::string& dir);
+  // The mailbox's expunged messages as a read-only mailbox (the IMAP `.EXPUNGED/<folder>`
+  // view, docs/design/expunge.md; mailbox_view.cc): its records are those
+  // expungedRecords() returns, shown live (the expunged bit cleared, expunged_at kept), with
+  // the live mailbox's UIDVALIDITY, UIDNEXT, HIGHESTMODSEQ and keyword names; cache() reads
+  // the expunged cache (or the live one, for records still marked in the index). Every
+  // write returns kPermission. refresh() re-reads the view.
+  static base::Result<std::unique_ptr<Mailbox>> openExpungedView(io::Env& env,
+                                                                 const std::string& dir);
+  bool isExpungedView() const { return live_ != nullptr; }
   // A handle for one append() and nothing else (Store's delivery path): it reads nothing
   // until append() takes the exclusive lock, which loads, settles and checks everything
   // open() would (kCorruption from there means "open() it to repair"), and the append leaves
@@ -201,6 +213,10 @@ class Mailbox {
     std::vector<uint32_t> uids;
   };
   base::Result<Purged> purgeExpunged(std::span<const uint32_t> uids);
+  // The index header's purged_modseq as on disk now, not as of the last refresh(): QRESYNC
+  // reads it after the expunged records (imapd/vanished.cc), since a purge raises it before
+  // it removes records. 0 for an expunged view.
+  base::Result<uint64_t> purgedModseqNow() const;
 
  private:
   Mailbox(io::Env& env, std::string dir) : env_(env), dir_(std::move(dir)) {}
@@ -267,6 +283,16 @@ class Mailbox {
   CompactPolicy compact_policy_;
   bool keep_expunged_ = true;
   std::function<int64_t()> clock_;
+
+  // The expunged view (openExpungedView): the live mailbox it shows, its records, and the
+  // expunged cache's bytes as of the last refresh.
+  base::Result<Purged> purgeOnce(const std::set<uint32_t>& drop);
+  base::Status refreshView();
+  base::Result<CacheEntry> viewCache(const IndexRecord& r) const;
+  static base::Status viewIsReadOnly();
+  std::unique_ptr<Mailbox> live_;
+  std::vector<IndexRecord> view_records_;
+  std::string view_cache_;
 };
 
 }  // namespace darius::mailbox

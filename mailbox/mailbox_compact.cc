@@ -15,6 +15,7 @@ using base::Result;
 using base::Status;
 
 Result<std::vector<IndexRecord>> Mailbox::expungedRecords() const {
+  if (live_) return std::vector<IndexRecord>{};  // nothing leaves the view but by expire
   DARIUS_ASSIGN_OR_RETURN(ExpungedIndex gone, readExpungedIndex(env_, dir_));
   std::map<uint32_t, IndexRecord> by_uid;
   for (const IndexRecord& r : gone.records) by_uid[r.uid] = r;
@@ -35,6 +36,7 @@ Result<std::vector<IndexRecord>> Mailbox::expungedRecords() const {
 }
 
 Status Mailbox::compact() {
+  if (live_) return viewIsReadOnly();
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -72,6 +74,7 @@ Status Mailbox::compact() {
   for (const IndexRecord& r : live_records) live += encodeIndexRecord(r);
   // 3. The new index, renamed over the old one (writeFileAtomic: temp, fsync, rename, fsync
   //    of the directory).
+  h.minor = std::max(h.minor, kIndexMinor);  // fields this code writes exist from its minor on
   h.generation += 1;
   h.num_records = live_count;
   h.num_expunged = 0;

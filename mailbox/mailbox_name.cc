@@ -57,6 +57,10 @@ Status validateFirstComponent(MailboxKind kind, std::string_view first) {
   if (kind == MailboxKind::kShared && first == kUserWord) {
     return Status::invalid("a shared mailbox may not be named 'user' (namespace prefix)");
   }
+  if (equalsIgnoreCase(first, kExpungedArea) || equalsIgnoreCase(first, kDeletedArea)) {
+    return Status::invalid("'" + std::string(first) +
+                           "' is reserved for expunged messages and deleted folders");
+  }
   return Status::ok();
 }
 

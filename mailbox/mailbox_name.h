@@ -44,6 +44,12 @@ inline constexpr size_t kMaxMailboxNameLength = 4000;
 
 enum class MailboxKind : uint8_t { kPersonal, kShared };
 
+// The first components no mailbox may have (any case): the names under which IMAP shows the
+// expunged messages and deleted folders of two-phase expunge (docs/design/expunge.md). No
+// mailbox can be created, renamed or addressed there; the views are not in the list.
+inline constexpr std::string_view kExpungedArea = ".EXPUNGED";
+inline constexpr std::string_view kDeletedArea = ".DELETED";
+
 class MailboxName {
  public:
   // A user's mailbox: `components` empty is the user's INBOX.

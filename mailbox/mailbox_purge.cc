@@ -2,7 +2,10 @@
 // darius.expunged and its cache, and their files are unlinked. The rewrite happens outside
 // the mailbox lock; the lock is held only to take in what a concurrent rewrite of the index
 // appended meanwhile, to raise purged_modseq and to rename the new files in.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "lib/log/log.h"
@@ -17,7 +20,8 @@ using base::Status;
 
 namespace {
 
-// Temp names that io::isAtomicTempName() knows, so that reconstruct clears a crash's debris.
+// Temp names in io::isAtomicTempName()'s form; a crash's leftovers are overwritten by the next
+// purge of the mailbox.
 const std::string kIndexTemp = "." + std::string(kExpungedFileName) + ".tmp.purge";
 const std::string kCacheTemp = "." + std::string(kExpungedCacheFileName) + ".tmp.purge";
 
@@ -26,13 +30,14 @@ const std::string kCacheTemp = "." + std::string(kExpungedCacheFileName) + ".tmp
 void copyKept(const std::vector<IndexRecord>& records, std::string_view old_cache,
               const std::set<uint32_t>& drop, uint64_t cache_base, std::string& index_out,
               std::string& cache_out, Mailbox::Purged& purged,
-              std::vector<std::pair<uint32_t, uint64_t>>& logged) {
+              std::vector<std::pair<uint32_t, uint64_t>>& logged,
+              std::map<uint32_t, uint64_t>& sizes) {
   for (IndexRecord r : records) {
     if (drop.contains(r.uid)) {
-      purged.messages += 1;
+      purged.messages += 1;  // recounted without duplicates before the switch
       purged.bytes += r.size;
-      purged.uids.push_back(r.uid);
       logged.emplace_back(r.uid, r.modseq);
+      sizes[r.uid] = r.size;
       continue;
     }
     std::string c = cacheRecordAt(old_cache, r.cache_offset, guidBytes(r.guid));
@@ -45,9 +50,15 @@ void copyKept(const std::vector<IndexRecord>& records, std::string_view old_cach
 }  // namespace
 
 Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
-  Purged purged;
-  if (uids.empty()) return purged;
-  std::set<uint32_t> drop(uids.begin(), uids.end());
+  if (live_) return viewIsReadOnly();
+  if (uids.empty()) return Purged{};
+  const std::set<uint32_t> drop(uids.begin(), uids.end());
+  // One purge of a mailbox at a time (dariusd's nightly run and `darius expire` may meet):
+  // another purge renaming its files in during this one's unlocked window would be undone
+  // by this one's stale snapshot.
+  DARIUS_ASSIGN_OR_RETURN(io::FileLock purging,
+                          io::FileLock::acquire(path(kPurgeLockFileName), io::LockMode::kExclusive,
+                                                /*wait=*/true));
   // 1. Records still marked in the index move out first, as any rewrite moves them.
   DARIUS_RETURN_IF_ERROR(refresh());
   bool in_index = false;
@@ -57,9 +68,23 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
     in_index = !r->live() && drop.contains(r->uid);
   }
   if (in_index) DARIUS_RETURN_IF_ERROR(compact());
+  // Only appends can happen meanwhile (compact); a rewrite of the file (reconstruct, the
+  // upgrade of a 1.0 file) gives it a new inode, and the work is done again from it.
+  for (int attempt = 0;; ++attempt) {
+    auto done = purgeOnce(drop);
+    if (done.ok() || done.status().code() != base::Code::kTemporary || attempt == 2) return done;
+  }
+}
 
-  // 2. The new files, without the lock: readers of darius.expunged take none, and appends
-  //    (compact) only add records after `old.end`, picked up in step 3.
+Result<Mailbox::Purged> Mailbox::purgeOnce(const std::set<uint32_t>& drop) {
+  Purged purged;
+  auto inodeOf = [&](const std::string& p) -> uint64_t {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
+  };
+  // 2. The new files, without the mailbox lock: readers of darius.expunged take none, and
+  //    appends (compact) only add records after `old.end`, picked up in step 3.
+  const uint64_t inode = inodeOf(path(kExpungedFileName));
   DARIUS_ASSIGN_OR_RETURN(ExpungedIndex old, readExpungedIndex(env_, dir_));
   std::string old_cache;
   if (auto c = env_.readFile(path(kExpungedCacheFileName)); c.ok()) {
@@ -70,13 +95,16 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
   std::string index_out = expungedFileHeader();
   std::string cache_out = encodeCacheHeader(1);
   std::vector<std::pair<uint32_t, uint64_t>> logged;
-  copyKept(old.records, old_cache, drop, 0, index_out, cache_out, purged, logged);
+  std::map<uint32_t, uint64_t> sizes;
+  copyKept(old.records, old_cache, drop, 0, index_out, cache_out, purged, logged, sizes);
   if (purged.messages == 0) return purged;
+  // Written and synced before the lock: the lock then covers only what changed meanwhile.
   auto writeTemp = [&](const std::string& name, std::string_view bytes)
       -> Result<std::unique_ptr<io::WritableFile>> {
     auto f = env_.openWritable(path(name), io::Env::OpenMode::kTruncate);
     if (!f.ok()) return f.status();
     DARIUS_RETURN_IF_ERROR((*f)->append(bytes));
+    DARIUS_RETURN_IF_ERROR((*f)->sync());
     return std::move(*f);
   };
   DARIUS_ASSIGN_OR_RETURN(auto index_tmp, writeTemp(kIndexTemp, index_out));
@@ -85,9 +113,14 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
   // 3. Under the lock: what was appended since step 2, then the switch.
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
+  if (inodeOf(path(kExpungedFileName)) != inode) {
+    return Status::temporary(path(kExpungedFileName) + " was rewritten during the purge");
+  }
   auto now_size = env_.fileSize(path(kExpungedFileName));
-  if (!now_size.ok()) return now_size.status();
-  if (*now_size > old.end) {
+  if (!now_size.ok() && now_size.status().code() != base::Code::kNotFound) {
+    return now_size.status();
+  }
+  if (now_size.ok() && *now_size > old.end) {
     auto f = env_.openWritable(path(kExpungedFileName), io::Env::OpenMode::kExisting);
     if (!f.ok()) return f.status();
     DARIUS_ASSIGN_OR_RETURN(std::string tail, (*f)->pread(old.end, *now_size - old.end));
@@ -95,16 +128,29 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
     auto added = parseExpungedIndex(expungedFileHeader() + tail);
     if (!added.ok()) return added.status();
     auto c = env_.readFile(path(kExpungedCacheFileName));
+    if (!c.ok() && c.status().code() != base::Code::kNotFound) return c.status();
     std::string added_index, added_cache;
     copyKept(added->records, c.ok() ? std::string_view(*c) : std::string_view(), drop,
-             cache_out.size(), added_index, added_cache, purged, logged);
+             cache_out.size(), added_index, added_cache, purged, logged, sizes);
     DARIUS_RETURN_IF_ERROR(index_tmp->append(added_index));
     DARIUS_RETURN_IF_ERROR(cache_tmp->append(added_cache));
+    DARIUS_RETURN_IF_ERROR(index_tmp->sync());
+    DARIUS_RETURN_IF_ERROR(cache_tmp->sync());
   }
-  DARIUS_RETURN_IF_ERROR(index_tmp->sync());
   DARIUS_RETURN_IF_ERROR(index_tmp->close());
-  DARIUS_RETURN_IF_ERROR(cache_tmp->sync());
   DARIUS_RETURN_IF_ERROR(cache_tmp->close());
+  // A UID in both the snapshot and the tail (a rewrite that crashed after its append and ran
+  // again) is counted once.
+  std::sort(logged.begin(), logged.end());
+  logged.erase(std::unique(logged.begin(), logged.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               logged.end());
+  purged = Purged{};
+  for (const auto& [uid, modseq] : logged) {
+    purged.messages += 1;
+    purged.bytes += sizes[uid];
+    purged.uids.push_back(uid);
+  }
   // purged_modseq first: a crash before the renames then only makes QRESYNC report more
   // UIDs as vanished (all of them are expunged), never fewer.
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -131,7 +177,7 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
   noteChange(static_cast<int>(ChangeType::kPurge), logged);
 
   // 4. The files, which no index names any more. A crash among the unlinks leaves files that
-  //    reconstruct restores as expunged, for the next expire.
+  //    reconstruct restores as expunged (never live), for a later expire.
   for (uint32_t uid : purged.uids) {
     Status s = env_.removeFile(messagePath(uid));
     if (!s.isOk() && s.code() != base::Code::kNotFound) {
@@ -139,7 +185,6 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
     }
   }
   DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
-  std::sort(purged.uids.begin(), purged.uids.end());
   return purged;
 }
 

@@ -217,6 +217,19 @@ Result<std::string> Namespace::toExternal(const MailboxName& name, const UserNam
   return out;
 }
 
+std::string Namespace::expungedPrefix() const { return componentOut(kExpungedArea); }
+
+std::optional<std::string> Namespace::splitExpunged(std::string_view external) const {
+  const std::string prefix = expungedPrefix();
+  if (external.size() < prefix.size() ||
+      ::strncasecmp(external.data(), prefix.data(), prefix.size()) != 0) {
+    return std::nullopt;
+  }
+  if (external.size() == prefix.size()) return std::string();
+  if (external[prefix.size()] != separator()) return std::nullopt;
+  return std::string(external.substr(prefix.size() + 1));
+}
+
 NamespaceData Namespace::namespaceData() const {
   const char sep = separator();
   const std::string s(1, sep);

@@ -26,6 +26,7 @@
 // Ownership: a value. Thread-safety: immutable after creation; share freely across threads.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,15 @@ class Namespace {
   base::Result<std::string> toExternal(const MailboxName& name, const UserName& user) const;
 
   NamespaceData namespaceData() const;
+
+  // The reserved views of two-phase expunge (docs/design/expunge.md, docs/design/naming.md):
+  // `.EXPUNGED<sep><folder>` shows the expunged messages of <folder> (any external name the
+  // user could address). In '.' mode the area's own '.' is shown as '^' ("^EXPUNGED.INBOX"),
+  // as any '.' of a component. The area's name matches in any case.
+  std::string expungedPrefix() const;  // ".EXPUNGED" or "^EXPUNGED", without separator
+  // If `external` is in the expunged area: what follows the area and its separator ("" for
+  // the area itself); nullopt otherwise.
+  std::optional<std::string> splitExpunged(std::string_view external) const;
 
  private:
   explicit Namespace(NamespaceOptions options) : options_(std::move(options)) {}

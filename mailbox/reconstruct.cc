@@ -47,6 +47,7 @@ struct OldState {
   // then does a file in neither index mean "its record went with a purge that crashed
   // before the unlink" rather than "its record was lost".
   bool index_whole = false;
+  bool expunged_damaged = false;  // darius.expunged has a bad header: moved aside, remade
 };
 
 OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& report) {
@@ -120,6 +121,7 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
       continue;
     }
     if (r->uid <= last) {
+      old.index_whole = false;
       report.problems.push_back("index offset " + std::to_string(off) + ": UID " +
                                 std::to_string(r->uid) + " out of order (dropped)");
       continue;
@@ -143,7 +145,9 @@ OldState readOldState(io::Env& env, const std::string& dir, ReconstructReport& r
                                 ": record damaged (skipped)");
     }
   } else {
-    report.problems.push_back(std::string(kExpungedFileName) + ": " + gone.status().message());
+    report.problems.push_back(std::string(kExpungedFileName) + ": " + gone.status().message() +
+                              " (moved aside)");
+    old.expunged_damaged = gone.status().code() == base::Code::kCorruption;
   }
   auto cache = env.readFile(dir + "/" + std::string(kCacheFileName));
   if (cache.ok()) {
@@ -204,6 +208,7 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
   const uint64_t new_modseq = max_modseq + 1;
 
   std::map<uint32_t, IndexRecord> records;  // the new index, live and expunged-in-place
+  bool restored_expunged = false;  // some file came back as expunged, at new_modseq
   std::map<uint32_t, CacheEntry> caches;
   for (uint32_t uid : file_uids) {
     std::string path = dir + "/" + std::to_string(uid) + ".";
@@ -259,6 +264,7 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
         r.system_flags = kFlagExpunged;
         r.expunged_at = static_cast<int64_t>(::time(nullptr));
         old.index_expunged[uid] = r;
+        restored_expunged = true;
         continue;
       }
       report.problems.push_back("UID " + std::to_string(uid) + ": message file without index record");
@@ -310,6 +316,9 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
     record_bytes += encodeIndexRecord(rec);
     ++n.num_records;
   }
+  // Files restored as expunged took new_modseq: HIGHESTMODSEQ covers it, or the next change
+  // would reuse it.
+  if (restored_expunged) n.highest_modseq = std::max(n.highest_modseq, new_modseq);
   // What expire removed stays removed from QRESYNC's answers; without the old header nobody
   // knows what that was, so every modseq so far counts as possibly purged.
   n.purged_modseq = old.header ? old.header->purged_modseq : n.highest_modseq;
@@ -341,6 +350,15 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
 
   // Records expunged in place leave the index now, as a rewrite would move them
   // (mailbox_compact.cc): into darius.expunged first, durable before the new index.
+  if (old.expunged_damaged) {
+    // A damaged header: nothing can append to it, so it is kept aside (for an operator) and
+    // a new one started with what is known.
+    std::string p = dir + "/" + std::string(kExpungedFileName);
+    DARIUS_RETURN_IF_ERROR(
+        env.renameFile(p, p + ".damaged-" + std::to_string(static_cast<int64_t>(::time(nullptr)))));
+    DARIUS_RETURN_IF_ERROR(env.syncDir(dir));
+    for (auto& [uid, r] : old.expunged) old.index_expunged.emplace(uid, r);
+  }
   if (!old.index_expunged.empty()) {
     // Without their cache records: the live cache is about to be rebuilt, and FETCH reads an
     // expunged message without one from its file.

@@ -200,6 +200,15 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
   return m;
 }
 
+Result<OpenMailbox> Store::openExpungedView(const MailboxName& name) {
+  // Opened as a mailbox first, so that repair at open and a namespace operation in flight
+  // are handled as for any other open.
+  DARIUS_ASSIGN_OR_RETURN(OpenMailbox live, openMailbox(name));
+  auto view = Mailbox::openExpungedView(env_, live.mailbox->dir());
+  if (!view.ok()) return view.status();
+  return OpenMailbox{std::move(live.entry), std::move(*view)};
+}
+
 Result<OpenMailbox> Store::openMailbox(const MailboxName& name) {
   for (int attempt = 0;; ++attempt) {
     auto entry = list_->lookup(name);

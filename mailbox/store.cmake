@@ -1,7 +1,7 @@
 # The store core: index, cache and header files, staging, and the Mailbox operations.
 list(APPEND MAILBOX_SOURCES
   index_format.cc cache_format.cc cache_fill.cc header_file.cc message_stage.cc reconstruct.cc
-  mailbox.cc mailbox_write.cc mailbox_tail.cc mailbox_compact.cc mailbox_purge.cc expunged_file.cc
+  mailbox.cc mailbox_write.cc mailbox_tail.cc mailbox_compact.cc mailbox_purge.cc mailbox_view.cc expunged_file.cc
   partition.cc store.cc store_intents.cc store_namespace.cc store_append.cc
   store_uidvalidity.cc store_expire.cc expire.cc)
 list(APPEND MAILBOX_TESTS

@@ -119,6 +119,8 @@ struct ExpireOptions {
   int64_t now = 0;          // seconds since the epoch: the expire's clock
   bool dry_run = false;     // plan and report, remove nothing
   bool everything = false;  // remove every expunged message, whatever the policy
+  // Asked between owners: true ends the run there (dariusd shutting down).
+  std::function<bool()> stop;
 };
 
 // What expire found and did for one owner (a user, or one shared mailbox).
@@ -252,6 +254,9 @@ class Store {
   // kNotFound if the name is not listed (or is a \Noselect level). A damaged index or cache
   // is rebuilt from the message files by reconstruct, then opened.
   base::Result<OpenMailbox> openMailbox(const MailboxName& name);
+  // The expunged view of the listed mailbox `name` (Mailbox::openExpungedView): read-only,
+  // for IMAP's `.EXPUNGED/<folder>`. The entry is the live mailbox's.
+  base::Result<OpenMailbox> openExpungedView(const MailboxName& name);
 
   // --- Messages ---
   // Writes `bytes` (canonical CRLF) once to the partition's stage directory and fsyncs it;
@@ -275,9 +280,10 @@ class Store {
                                 const MailboxName& to_name, Mailbox& to,
                                 const CopyFlags& keep = {});
   // Undelete (Cyrus's unexpunge; COPY out of .EXPUNGED): links the expunged messages `uids`
-  // of `from` whose files expire has not removed into `to` with new UIDs, their flags (less
-  // what `keep` drops) and dates, as copy() does, charging `to`'s quota root. The expunged
-  // records stay until expire (the files are hard links: no space is used twice).
+  // of `from` whose files expire has not removed into `to` with new UIDs, their dates and
+  // their flags (less \Deleted, or the next EXPUNGE would take them again, and less what
+  // `keep` drops), as copy() does, charging `to`'s quota root. The expunged records stay until
+  // expire (the files are hard links: no space is used twice).
   base::Result<CopyResult> unexpunge(Mailbox& from, std::span<const uint32_t> uids,
                                      const MailboxName& to_name, Mailbox& to,
                                      const CopyFlags& keep = {});

@@ -261,7 +261,9 @@ Result<CopySources> copySources(Mailbox& from, std::span<const uint32_t> uids,
 
 // The expunged messages `uids` of `from` whose files are still there (expire removes them).
 Result<CopySources> expungedSources(Mailbox& from, std::span<const uint32_t> uids,
-                                    const CopyFlags& keep) {
+                                    CopyFlags keep) {
+  // Back without \Deleted, or the next EXPUNGE would take it again.
+  keep.system &= ~kFlagDeleted;
   CopySources s;
   std::vector<uint32_t> wanted = sortedUnique(uids);
   DARIUS_ASSIGN_OR_RETURN(std::vector<IndexRecord> held, from.expungedRecords());

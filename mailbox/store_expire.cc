@@ -40,6 +40,7 @@ Result<std::vector<ExpireOutcome>> Store::expire(const std::optional<MailboxName
   }
   std::vector<ExpireOutcome> out;
   for (auto& [owner, owned] : owners) {
+    if (options.stop && options.stop()) break;
     ExpireOutcome o;
     o.owner = owner;
     std::vector<HeldMessage> held;

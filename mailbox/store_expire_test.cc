@@ -30,7 +30,6 @@ ExpirePolicy smallPolicy() {
   ExpirePolicy p;
   p.vol_min = 300;
   p.vol_max = 500;
-  p.vol_overflow = 800;
   p.timeout_seconds = 10 * kDay;
   return p;
 }
@@ -78,16 +77,12 @@ TEST(ExpirePlan, TimeoutFirstThenVolumeAndEverythingTakesAll) {
   EXPECT_TRUE(planExpire({}, p, kT0).empty());
 }
 
-TEST(ExpirePlan, RecordsWithoutAnExpungeTimeCountAsTheOldest) {
+TEST(ExpirePlan, RecordsWithoutAnExpungeTimeNeverTimeOutButGoFirstForVolume) {
   ExpirePolicy p = smallPolicy();
   std::vector<HeldMessage> held = {{0, 1, 10, 0}, {0, 2, 10, kT0}};
+  EXPECT_EQ(planExpire(held, p, kT0 + 100 * kDay), (std::vector<size_t>{1}));
+  held = {{0, 1, 400, 0}, {0, 2, 200, kT0}};  // 600 > vol_max: the unknown age goes first
   EXPECT_EQ(planExpire(held, p, kT0 + 1), (std::vector<size_t>{0}));
-}
-
-TEST(ExpirePlan, OverflowIsStrictlyAboveTheLimit) {
-  ExpirePolicy p = smallPolicy();
-  EXPECT_FALSE(overflows(800, p));
-  EXPECT_TRUE(overflows(801, p));
 }
 
 // --- Store::expire, purge, unexpunge ---
@@ -173,7 +168,6 @@ class StoreExpireTest : public ::testing::Test {
     o.policy.timeout_seconds = 28 * kDay;
     o.policy.vol_min = vol_max / 2;
     o.policy.vol_max = vol_max;
-    o.policy.vol_overflow = vol_max * 2;
     o.now = now;
     return o;
   }
@@ -311,7 +305,7 @@ TEST_F(StoreExpireTest, UnexpungeRestoresWithNewUidsAndFlagsUntilExpireRemovesTh
   MailboxName inbox = personal("alice"), restored = personal("alice", {"Restored"});
   ASSERT_TRUE(store_->create(inbox).ok());
   ASSERT_TRUE(store_->create(restored).ok());
-  deliver(inbox, 0, 5, kFlagSeen | kFlagAnswered);
+  deliver(inbox, 0, 5, kFlagSeen | kFlagAnswered | kFlagDeleted);
   expungeAt(inbox, {2, 3}, kT0);
   auto from = store_->openMailbox(inbox);
   ASSERT_TRUE(from.ok());
@@ -327,7 +321,7 @@ TEST_F(StoreExpireTest, UnexpungeRestoresWithNewUidsAndFlagsUntilExpireRemovesTh
   auto rec = from->mailbox->record(static_cast<size_t>(*pos));
   ASSERT_TRUE(rec.ok());
   EXPECT_TRUE(rec->live());
-  EXPECT_EQ(rec->system_flags, kFlagSeen | kFlagAnswered);
+  EXPECT_EQ(rec->system_flags, kFlagSeen | kFlagAnswered);  // \Deleted dropped
   auto cached = from->mailbox->cache(*rec);
   ASSERT_TRUE(cached.ok()) << cached.status().toString();
   EXPECT_NE(cached->envelope.find("message 1"), std::string::npos);
@@ -481,11 +475,42 @@ TEST_F(StoreExpireTest, ReconstructRestoresAFileInNeitherIndexAsExpunged) {
   ASSERT_EQ(h.size(), 1u);
   EXPECT_EQ(h[0].uid, 2u);
   EXPECT_GT(h[0].expunged_at, 0);
+  EXPECT_LE(h[0].modseq, again->mailbox->index().highest_modseq);  // no modseq reused
   // And expire takes it like any other.
   ExpireOptions all = options(kT0);
   all.everything = true;
   ASSERT_TRUE(store_->expire(inbox, all).ok());
   EXPECT_FALSE(exists(path(inbox, 2)));
+}
+
+// A darius.expunged whose header is damaged cannot be appended to: reconstruct keeps it aside
+// and starts a new one, restoring the expunged messages whose files are there as expunged.
+TEST_F(StoreExpireTest, ReconstructReplacesADamagedExpungedIndex) {
+  MailboxName inbox = personal("alice");
+  ASSERT_TRUE(store_->create(inbox).ok());
+  deliver(inbox, 0, 400);
+  std::vector<uint32_t> uids;
+  for (uint32_t uid = 1; uid <= 300; ++uid) uids.push_back(uid);
+  expungeAt(inbox, uids, kT0);  // rewritten into darius.expunged
+  auto m = store_->openMailbox(inbox);
+  ASSERT_TRUE(m.ok());
+  const std::string dir = m->mailbox->dir();
+  auto bytes = io::Env::posix()->readFile(dir + "/darius.expunged");
+  ASSERT_TRUE(bytes.ok());
+  std::string damaged = *bytes;
+  damaged[0] = 'X';
+  ASSERT_TRUE(io::writeFileAtomic(*io::Env::posix(), dir + "/darius.expunged", damaged).isOk());
+  EXPECT_FALSE(m->mailbox->expungedRecords().ok());
+  auto report = reconstructMailbox(*io::Env::posix(), dir, ReconstructOptions{});
+  ASSERT_TRUE(report.ok()) << report.status().toString();
+  EXPECT_EQ(report->messages, 100u);
+  auto h = held(inbox);
+  EXPECT_EQ(h.size(), 300u);
+  auto names = io::Env::posix()->listDir(dir);
+  ASSERT_TRUE(names.ok());
+  bool aside = false;
+  for (const std::string& n : *names) aside = aside || n.rfind("darius.expunged.damaged-", 0) == 0;
+  EXPECT_TRUE(aside);
 }
 
 }  // namespace

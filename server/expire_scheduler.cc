@@ -44,6 +44,7 @@ ExpireScheduler::ExpireScheduler(mailbox::Store& store, mailbox::ExpirePolicy po
       thread_([this] { loop(); }) {}
 
 ExpireScheduler::~ExpireScheduler() {
+  stopping_ = true;
   {
     std::lock_guard<std::mutex> g(mu_);
     stop_ = true;
@@ -69,6 +70,7 @@ void ExpireScheduler::loop() {
     mailbox::ExpireOptions o;
     o.policy = policy_;
     o.now = static_cast<int64_t>(::time(nullptr));
+    o.stop = [this] { return stopping_.load(); };
     auto started = std::chrono::steady_clock::now();
     auto r = store_.expire(std::nullopt, o);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(

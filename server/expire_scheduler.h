@@ -7,6 +7,7 @@
 // Thread-safety: construct and destroy on one thread; the run happens on the scheduler's.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -42,6 +43,7 @@ class ExpireScheduler {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::atomic<bool> stopping_{false};  // read by the run between owners
   std::thread thread_;
 };
 

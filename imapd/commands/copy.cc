@@ -70,9 +70,12 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
     seen_src = std::move(*s);
   }
   auto copied = co_await session.blocking([&]() -> base::Result<mailbox::CopyResult> {
-    // Copying into the selected mailbox itself uses its own handle.
-    const mailbox::CopyFlags keep = settableFlags(access->rights);
-    if (access->entry.unique_id == sel.entry().unique_id) {
+    // Copying into the selected mailbox itself uses its own handle; out of its expunged
+    // view (undelete, docs/design/expunge.md) the live folder is opened as any target.
+    mailbox::CopyFlags keep = settableFlags(access->rights);
+    // An undeleted message comes back without \Deleted, or the next EXPUNGE takes it again.
+    if (sel.mailbox().isExpungedView()) keep.system &= ~mailbox::kFlagDeleted;
+    if (access->entry.unique_id == sel.entry().unique_id && !sel.mailbox().isExpungedView()) {
       return args.move ? session.store().move(sel.name(), sel.mailbox(), uids, *target,
                                               sel.mailbox(), keep)
                        : session.store().copy(sel.mailbox(), uids, *target, sel.mailbox(), keep);

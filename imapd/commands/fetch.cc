@@ -41,8 +41,12 @@ base::Result<FetchArgs> parseUid(ArgParser& p) { return fetch::parseFetchArgs(p,
 asio::awaitable<base::Status> writeVanished(Session& session, SelectedMailbox& sel,
                                             const FetchArgs& args) {
   proto::SequenceSet set = args.set.substituteLastResult(session.savedResult());
-  auto vanished = co_await session.blocking(
-      [&] { return vanishedSince(sel.mailbox(), *args.changed_since, set, sel.uids()); });
+  // The highest UID the session knows of: a message delivered since is new, not vanished.
+  uint32_t known = sel.openedIndex().uidnext - 1;
+  if (!sel.uids().empty()) known = std::max(known, sel.uids().back());
+  auto vanished = co_await session.blocking([&] {
+    return vanishedSince(sel.mailbox(), *args.changed_since, set, sel.uids(), known);
+  });
   if (!vanished.ok()) co_return vanished.status();
   if (vanished->empty()) co_return base::Status::ok();
   auto out = proto::SequenceSet::fromRanges(std::move(*vanished));

@@ -46,8 +46,10 @@ base::Result<QresyncParams> parseQresync(ArgParser& p) {
     so.allow_last_result = false;
     DARIUS_ASSIGN_OR_RETURN(q.known_uids, p.sequenceSet(so));
     if (p.skipIf(' ')) {
-      // seq-match-data: accepted and not needed (we answer from the expunged records, which
-      // we keep with their modseqs, so the client's sample adds nothing).
+      // seq-match-data: accepted, not used. Exact answers come from the expunged records;
+      // below the index's purged_modseq the answer is every UID of known-uids that is not
+      // live (imapd/vanished.cc), which the client's sample could narrow (RFC 7162 §3.2.5.2):
+      // a possible saving, not needed for a correct answer.
       DARIUS_ASSIGN_OR_RETURN(proto::Value ignored, p.value({}));
       (void)ignored;
     }
@@ -89,14 +91,16 @@ constexpr mailbox::Rights kAnyWrite = mailbox::right::kSeen | mailbox::right::kW
 base::Status writeResync(Session& session, SelectedMailbox& sel, const QresyncParams& q,
                          std::string& out) {
   if (q.uidvalidity != sel.entry().uidvalidity) return base::Status::ok();  // full resync
+  // RFC 7162 §3.2.5.1: without known UIDs, 1:<UIDNEXT-1>, as of the view just opened.
+  const uint32_t max = sel.openedIndex().uidnext - 1;
   proto::SequenceSet within;
   if (q.known_uids) {
     within = *q.known_uids;
-  } else {
-    DARIUS_RETURN_IF_ERROR(within.add(1, UINT32_MAX));
+  } else if (max > 0) {
+    DARIUS_RETURN_IF_ERROR(within.add(1, max));
   }
   DARIUS_ASSIGN_OR_RETURN(auto vanished,
-                          vanishedSince(sel.mailbox(), q.modseq, within, sel.uids()));
+                          vanishedSince(sel.mailbox(), q.modseq, within, sel.uids(), max));
   if (!vanished.empty()) {
     auto set = proto::SequenceSet::fromRanges(std::move(vanished));
     if (set.ok()) out += "* VANISHED (EARLIER) " + set->format() + "\r\n";
@@ -141,16 +145,27 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
     session.unselect();
     session.writeUntagged("OK [CLOSED] Previous mailbox is now closed");
   }
-  auto name = internalName(session, args.mailbox);
+  // `.EXPUNGED/<folder>` (docs/design/expunge.md): the folder's expunged messages, read-only.
+  auto view = expungedViewOf(session, args.mailbox);
+  if (!view.ok()) co_return noSuchMailbox();
+  const bool bin = view->has_value();
+  auto name = bin ? base::Result<mailbox::MailboxName>(**view)
+                  : internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
   // RFC 4314 §4: "r"; a user who may only know of the mailbox gets [NOPERM].
-  auto access = requireRights(session, *name, mailbox::right::kRead);
+  auto access = bin ? expungedViewAccess(session, *name)
+                    : requireRights(session, *name, mailbox::right::kRead);
   if (!access.ok()) co_return replyFor(session, access.status(), what);
-  bool read_only = args.examine || (access->rights & kAnyWrite) == 0;
+  bool read_only = bin || args.examine || (access->rights & kAnyWrite) == 0;
   bool rev1 = session.updateStyle().rev1;
   auto opened = co_await session.blocking([&]() -> base::Result<std::unique_ptr<SelectedMailbox>> {
-    DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openMailbox(*name));
     using Recent = SelectedMailbox::Recent;
+    if (bin) {
+      // The owner's flags as the records hold them; nothing in the bin is \Recent.
+      DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openExpungedView(*name));
+      return SelectedMailbox::open(std::move(m), *name, access->rights, true, Recent::kNone);
+    }
+    DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openMailbox(*name));
     Recent recent = !rev1 ? Recent::kNone : args.examine ? Recent::kPeek : Recent::kClaim;
     return SelectedMailbox::open(std::move(m), *name, access->rights, read_only, recent,
                                  &session.store().seen(), seenUser(session, *name));
@@ -159,8 +174,8 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   SelectedMailbox& sel = **opened;
   if (args.condstore || args.qresync) session.useCondstore();
 
-  const std::string alert =
-      co_await session.blocking([&]() { return quotaAlert(session, *name); });
+  std::string alert;  // (not a ?: around co_await: GCC 12 miscompiles that)
+  if (!bin) alert = co_await session.blocking([&]() { return quotaAlert(session, *name); });
   std::string out;
   const mailbox::IndexHeader& h = sel.openedIndex();
   out += "* " + std::to_string(sel.count()) + " EXISTS\r\n";
@@ -187,7 +202,8 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
       }
     }
   } else {
-    auto wire = wireName(session, *name);
+    auto wire = bin ? base::Result<std::string>(proto::quoteString(args.mailbox))
+                    : wireName(session, *name);
     if (wire.ok()) {
       out += "* LIST () \"" + std::string(1, session.ns().separator()) + "\" " + *wire + "\r\n";
     }

@@ -1,5 +1,7 @@
 #include "imapd/list/list_respond.h"
 
+#include "imapd/list/list_expunged.h"
+
 #include <utility>
 
 #include "imapd/acl_reply.h"
@@ -161,6 +163,10 @@ asio::awaitable<Reply> respondList(Session& session, ListArgs args, ListMode mod
   ListViewer viewer = viewerOf(session);
   auto listed = co_await session.blocking([&] { return walkList(session.store(), viewer, q); });
   if (!listed.ok()) co_return replyFor(session, listed.status(), std::string(verb));
+  // The expunged area, for patterns that name it (list_expunged.h); never "*".
+  auto bin = co_await session.blocking([&] { return listExpungedArea(session.store(), viewer, q); });
+  if (!bin.ok()) co_return replyFor(session, bin.status(), std::string(verb));
+  for (ListedName& n : *bin) listed->push_back(std::move(n));
 
   std::vector<Line> batch;
   auto emit = [&]() -> asio::awaitable<Status> {

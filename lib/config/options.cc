@@ -245,10 +245,6 @@ constexpr OptionDef kOptions[] = {
      .description = "The most expunged mail a user keeps after a nightly expire (the oldest "
                     "goes first, down to expunge_vol_min).",
      .section = "expunge", .min = 0},
-    {.name = "expunge_vol_overflow", .type = T::kSize, .default_value = "100M",
-     .description = "A user whose expunged mail passes this is expired at once, not at the "
-                    "next expire_at.",
-     .section = "expunge", .min = 0},
     {.name = "expunge_timeout", .type = T::kDuration, .default_value = "28d",
      .description = "Expire removes an expunged message once it has been expunged this long.",
      .section = "expunge"},

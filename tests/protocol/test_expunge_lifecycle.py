@@ -70,7 +70,8 @@ class ExpungeLifecycleTest(unittest.TestCase):
         got = self.subjects(m)
         self.assertEqual(got[6], "Subject: note 2")
         typ, data = m.uid("FETCH", "6", "(FLAGS)")
-        self.assertIn(rb"\Flagged", data[0])  # flags come back (\Deleted too: as they were)
+        self.assertIn(rb"\Flagged", data[0])  # flags come back, but not \Deleted
+        self.assertNotIn(rb"\Deleted", data[0])
 
         # Bad input: no selection, a time that is not one, a mailbox that does not exist.
         self.assertEqual(darius("unexpunge", "-C", inst.conf, "user/alice", check=False).returncode, 2)
@@ -112,8 +113,21 @@ class ExpungeLifecycleTest(unittest.TestCase):
         darius("expire", "-C", inst.conf, "--user", "alice", "--now")
         typ, data = m._simple_command("SELECT", "INBOX", f"(QRESYNC ({uidvalidity} {known} 1:5))")
         self.assertEqual(typ, "OK", data)
+        m.state = "SELECTED"  # a raw SELECT: imaplib does not track it
         vanished = m.untagged_responses.get("VANISHED", [])
         self.assertEqual(vanished, [b"(EARLIER) 2,4"])
+        # Without known UIDs the range is 1:<UIDNEXT-1> (RFC 7162 §3.2.5.1), never past it.
+        m.close()
+        m.untagged_responses.clear()
+        typ, data = m._simple_command("SELECT", "INBOX", f"(QRESYNC ({uidvalidity} {known}))")
+        self.assertEqual(typ, "OK", data)
+        m.state = "SELECTED"
+        self.assertEqual(m.untagged_responses.get("VANISHED", []), [b"(EARLIER) 2,4"])
+        # FETCH ... (CHANGEDSINCE ... VANISHED) gives the same answer, up to the last UID known.
+        m.untagged_responses.clear()
+        typ, data = m.uid("FETCH", "1:*", f"(FLAGS) (CHANGEDSINCE {known} VANISHED)")
+        self.assertEqual(typ, "OK", data)
+        self.assertEqual(m.untagged_responses.get("VANISHED", []), [b"(EARLIER) 2,4"])
 
     def test_immediate_mode_removes_the_file_with_the_expunge(self):
         inst = self.start(expunge_mode="immediate")
