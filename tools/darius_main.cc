@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
     sub = mb_cmd->add_subcommand(
         "show", "the index header and every message: UID, flags, size, GUID, date");
     sub->add_option("MAILBOX", mbc.name)->required();
+    sub->add_flag("--expunged", mbc.expunged, "also the expunged messages still held");
     sub = mb_cmd->add_subcommand("create", "create a mailbox (parents are not created)");
     sub->add_option("MAILBOX", mbc.name)->required();
     sub->add_option("--partition", mbc.partition, "default: the parent's, else default_partition");

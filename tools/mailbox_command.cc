@@ -114,7 +114,7 @@ int list(Store& store, const MailboxCommand& cmd) {
   return s.isOk() ? 0 : reportFailure("mailbox list", s);
 }
 
-int show(Store& store, const MailboxName& name) {
+int show(Store& store, const MailboxName& name, bool expunged) {
   const std::string what = "mailbox show " + name.toString();
   auto e = store.list().lookup(name);
   if (!e.ok()) return reportFailure(what, e.status());
@@ -133,6 +133,20 @@ int show(Store& store, const MailboxName& name) {
     std::printf("%u\t%s\t%llu\t%s\t%lld\n", r->uid, flagText(*r, (*m)->header()).c_str(),
                 static_cast<unsigned long long>(r->size), mailbox::guidHex(r->guid).c_str(),
                 static_cast<long long>(r->internal_date));
+  }
+  if (!expunged) return 0;
+  // Two-phase expunge (docs/design/expunge.md): what the mailbox still holds expunged, as
+  // `darius unexpunge` and `.EXPUNGED/<folder>` would find it.
+  auto held = (*m)->expungedRecords();
+  if (!held.ok()) return reportFailure(what, held.status());
+  std::printf("# expunged %zu\n", held->size());
+  for (const mailbox::IndexRecord& r : *held) {
+    mailbox::IndexRecord shown = r;
+    shown.system_flags &= ~mailbox::kFlagExpunged;
+    std::printf("%u\t%s\t%llu\t%s\t%lld\texpunged %lld\tmodseq %llu\n", r.uid,
+                flagText(shown, (*m)->header()).c_str(), static_cast<unsigned long long>(r.size),
+                mailbox::guidHex(r.guid).c_str(), static_cast<long long>(r.internal_date),
+                static_cast<long long>(r.expunged_at), static_cast<unsigned long long>(r.modseq));
   }
   return 0;
 }
@@ -215,7 +229,7 @@ int runMailboxCommand(const std::string& config_path, const MailboxCommand& cmd)
 
   auto name = MailboxName::parse(cmd.name);
   if (!name.ok()) return reportFailure("mailbox " + cmd.action, name.status());
-  if (cmd.action == "show") return show(store, *name);
+  if (cmd.action == "show") return show(store, *name, cmd.expunged);
   if (cmd.action == "create") return create(store, *name, cmd);
   if (cmd.action == "append") return append(store, *name, cmd);
   if (cmd.action == "delete") {

@@ -7,7 +7,9 @@
 // Output, one line per item, fields separated by TABs:
 //   list    name, partition, unique id, messages, UIDVALIDITY ("-" for \Noselect or deleted)
 //   show    "# <name> uniqueid <id> uidvalidity <v> uidnext <n> highestmodseq <m> messages <k>",
-//           then per live message: UID, flags (space-separated), size, GUID, internal date
+//           then per live message: UID, flags (space-separated), size, GUID, internal date;
+//           with --expunged then "# expunged <k>" and per expunged message still held the
+//           same fields and "expunged <time>", "modseq <m>" (docs/design/expunge.md)
 //   append  "<name>: appended UID <n>" per file
 //
 // Thread-safety: single-threaded CLI code.
@@ -30,6 +32,7 @@ struct MailboxCommand {
   std::vector<std::string> files;  // append: message files ("-" = standard input)
   std::vector<std::string> flags;  // append: \Seen, \Flagged, ..., or keywords
   int64_t date = 0;                // append: internal date (seconds since the epoch); 0 = now
+  bool expunged = false;           // show: also the expunged messages still held
 };
 
 int runMailboxCommand(const std::string& config_path, const MailboxCommand& cmd);

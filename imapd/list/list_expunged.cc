@@ -17,9 +17,12 @@ base::Result<std::vector<ListedName>> listExpungedArea(mailbox::Store& store,
                                                        const ListViewer& viewer,
                                                        const ListQuery& query) {
   std::vector<ListedName> out;
-  std::vector<const ListPattern*> naming;
+  const std::string prefix = viewer.ns->expungedPrefix();
+  // The area matches in any case: its part of the pattern is respelled as the area is.
+  std::vector<ListPattern> naming;
   for (const ListPattern& p : query.patterns) {
-    if (namesExpungedArea(p, *viewer.ns)) naming.push_back(&p);
+    if (!namesExpungedArea(p, *viewer.ns)) continue;
+    naming.emplace_back(prefix + p.text().substr(prefix.size()), viewer.ns->separator());
   }
   // Subscriptions and special uses belong to live folders: the area is never in them.
   if (naming.empty() || query.mode != ListMode::kList || query.select_subscribed ||
@@ -27,8 +30,8 @@ base::Result<std::vector<ListedName>> listExpungedArea(mailbox::Store& store,
     return out;
   }
   auto matches = [&](const std::string& name) {
-    for (const ListPattern* p : naming) {
-      if (p->matches(name)) return true;
+    for (const ListPattern& p : naming) {
+      if (p.matches(name)) return true;
     }
     return false;
   };
@@ -42,18 +45,23 @@ base::Result<std::vector<ListedName>> listExpungedArea(mailbox::Store& store,
         }
         return true;
       }));
-  const std::string prefix = viewer.ns->expungedPrefix();
   const std::string sep(1, viewer.ns->separator());
+  // Every view that exists (a folder holding expunged messages), for the area's
+  // \HasChildren; those the patterns match are listed.
   std::vector<ListedName> views;
+  bool any = false;
   for (const mailbox::MailboxName& name : own) {
     auto external = viewer.ns->toExternal(name, viewer.user);
     if (!external.ok()) continue;
     std::string view = prefix + sep + *external;
-    if (!matches(view)) continue;
+    const bool listed = matches(view);
+    if (!listed && any) continue;  // nothing more to learn from it
     auto opened = store.openMailbox(name);
     if (!opened.ok()) continue;  // gone meanwhile, or damaged: not worth failing the LIST
     auto held = opened->mailbox->expungedRecords();
     if (!held.ok() || held->empty()) continue;
+    any = true;
+    if (!listed) continue;
     ListedName n;
     n.external = std::move(view);
     n.has_children = false;  // a view has no views below it, whatever the folder has
@@ -61,16 +69,13 @@ base::Result<std::vector<ListedName>> listExpungedArea(mailbox::Store& store,
     if (query.return_myrights) n.myrights = mailbox::right::kLookup | mailbox::right::kRead;
     views.push_back(std::move(n));
   }
-  if (matches(prefix) || !views.empty()) {
-    // The area itself, when a pattern names it or views are listed below it.
-    if (matches(prefix)) {
-      ListedName area;
-      area.external = prefix;
-      area.select = query.nonexistent_attr ? ListedName::Select::kNonExistent
-                                           : ListedName::Select::kNoselect;
-      area.has_children = !views.empty();
-      out.push_back(std::move(area));
-    }
+  if (matches(prefix)) {
+    ListedName area;
+    area.external = prefix;
+    area.select = query.nonexistent_attr ? ListedName::Select::kNonExistent
+                                         : ListedName::Select::kNoselect;
+    area.has_children = any;
+    out.push_back(std::move(area));
   }
   for (ListedName& n : views) out.push_back(std::move(n));
   return out;

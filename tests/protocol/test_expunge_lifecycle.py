@@ -64,6 +64,14 @@ class ExpungeLifecycleTest(unittest.TestCase):
         # The files are still there (phase one).
         self.assertEqual(self.message_files(inst), ["1.", "2.", "3.", "4.", "5."])
 
+        r = darius("mailbox", "show", "-C", inst.conf, "user/alice", "--expunged")
+        lines = r.stdout.splitlines()
+        self.assertIn("# expunged 2", lines)
+        held = [l.split("\t") for l in lines[lines.index("# expunged 2") + 1:]]
+        self.assertEqual([h[0] for h in held], ["2", "3"])
+        self.assertIn("\\Deleted", held[0][1])
+        self.assertTrue(held[0][5].startswith("expunged "))
+
         r = darius("unexpunge", "-C", inst.conf, "user/alice", "--uid", "2", "--json")
         out = json.loads(r.stdout)
         self.assertEqual(out["restored"], [{"from": 2, "to": 6}])
