@@ -9,6 +9,17 @@ using base::Result;
 using base::Status;
 
 Result<AclMailbox> aclMailbox(Session& session, std::string_view wire, mailbox::Rights need) {
+  // `.EXPUNGED/<folder>` (docs/design/expunge.md): its rights are the view's own, l and r;
+  // its ACL can be neither read nor changed (both need "a").
+  auto view = expungedViewOf(session, wire);
+  if (!view.ok()) return Status::notFound("no such mailbox");
+  if (*view) {
+    DARIUS_ASSIGN_OR_RETURN(MailboxAccess access, expungedViewAccess(session, **view));
+    if ((access.rights & need) != need) {
+      return Status::permission("the expunged view of a folder has a read-only ACL");
+    }
+    return AclMailbox{std::move(access), proto::quoteString(wire)};
+  }
   auto name = internalName(session, wire);
   if (!name.ok()) return Status::notFound("no such mailbox");
   DARIUS_ASSIGN_OR_RETURN(MailboxAccess access, requireRights(session, *name, need));

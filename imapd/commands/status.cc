@@ -7,6 +7,7 @@
 #include "imapd/session.h"
 #include "imapd/status_items.h"
 #include "imapd/user_seen.h"
+#include "lib/proto/chars.h"
 
 namespace darius::imapd {
 namespace {
@@ -32,21 +33,28 @@ base::Result<StatusArgs> parse(ArgParser& p) {
 }
 
 asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
-  auto name = internalName(session, args.mailbox);
+  // `.EXPUNGED/<folder>` (docs/design/expunge.md): the view's own counts.
+  auto view = expungedViewOf(session, args.mailbox);
+  if (!view.ok()) co_return noSuchMailbox();
+  const bool bin = view->has_value();
+  auto name = bin ? base::Result<mailbox::MailboxName>(**view)
+                  : internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
   // RFC 4314 §4: STATUS needs "r". A user who may know of the mailbox (LIST shows it with
   // "l") gets [NOPERM]; one who may not, [NONEXISTENT].
-  auto access = requireRights(session, *name, mailbox::right::kRead);
+  auto access = bin ? expungedViewAccess(session, *name)
+                    : requireRights(session, *name, mailbox::right::kRead);
   if (!access.ok()) co_return replyFor(session, access.status(), "STATUS");
   for (StatusItem i : args.items) {
     if (i == StatusItem::kHighestModseq) session.useCondstore();
   }
   auto values = co_await session.blocking([&] {
     return statusValues(session.store(), *name, args.items, session.settings().max_append_size,
-                        seenUser(session, *name));
+                        bin ? std::string() : seenUser(session, *name), bin);
   });
   if (!values.ok()) co_return replyFor(session, values.status(), "STATUS");
-  auto wire = wireName(session, *name);
+  auto wire = bin ? base::Result<std::string>(proto::quoteString(args.mailbox))
+                  : wireName(session, *name);
   if (!wire.ok()) co_return noSuchMailbox();
   session.writeUntagged("STATUS " + *wire + " (" + *values + ")");
   co_return Reply::ok("STATUS completed");

@@ -86,6 +86,15 @@ class ExpungedViewTest(unittest.TestCase):
         self.assertIn(b"note 3", data[0][1])
         self.assertNotIn(rb"\Deleted", data[0][0])
         self.assertIn(rb"\Flagged", data[0][0])
+        # STATUS and MYRIGHTS know the view; its ACL can be neither read nor changed.
+        typ, data = m.status('".EXPUNGED/INBOX"', "(MESSAGES UIDNEXT UIDVALIDITY UNSEEN RECENT)")
+        self.assertEqual(typ, "OK", data)
+        self.assertRegex(data[0], rb'MESSAGES 2 UIDNEXT 7 UIDVALIDITY \d+ UNSEEN 2 RECENT 0')
+        typ, data = m.myrights('".EXPUNGED/INBOX"')
+        self.assertEqual((typ, data), ("OK", [b'".EXPUNGED/INBOX" lr']))
+        typ, data = m.getacl('".EXPUNGED/INBOX"')
+        self.assertEqual(typ, "NO", data)
+        self.assertIn(b"NOPERM", data[0])
         # EXAMINE works the same way.
         typ, data, untagged = self.raw_select(m, '".EXPUNGED/INBOX"', "EXAMINE")
         self.assertEqual(typ, "OK", data)
