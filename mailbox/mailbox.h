@@ -50,6 +50,8 @@ inline constexpr std::string_view kCacheFileName = "darius.cache";
 inline constexpr std::string_view kLockFileName = "darius.lock";
 // Held across a whole purge (mailbox_purge.cc), so that two never overlap on one mailbox.
 inline constexpr std::string_view kPurgeLockFileName = "darius.purge.lock";
+// The UIDs whose files a purge is about to unlink (docs/formats/expunged.md, "Purge").
+inline constexpr std::string_view kPurgeJournalFileName = "darius.purge.pending";
 
 struct AppendRequest {
   const StagedMessage* message = nullptr;
@@ -287,6 +289,7 @@ class Mailbox {
   // The expunged view (openExpungedView): the live mailbox it shows, its records, and the
   // expunged cache's bytes as of the last refresh.
   base::Result<Purged> purgeOnce(const std::set<uint32_t>& drop);
+  base::Status finishPendingPurge();
   base::Status refreshView();
   base::Result<CacheEntry> viewCache(const IndexRecord& r) const;
   static base::Status viewIsReadOnly();

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
+#include "lib/io/atomic_file.h"
 #include "lib/log/log.h"
 #include "mailbox/change_log.h"
 #include "mailbox/expunged_file.h"
@@ -47,7 +49,46 @@ void copyKept(const std::vector<IndexRecord>& records, std::string_view old_cach
   }
 }
 
+std::string journalText(const std::vector<std::pair<uint32_t, uint64_t>>& logged) {
+  std::string out;
+  for (const auto& [uid, modseq] : logged) out += std::to_string(uid) + "\n";
+  return out;
+}
+
 }  // namespace
+
+Status Mailbox::finishPendingPurge() {
+  // A purge cut between its renames and its unlinks left files that no index names: their
+  // UIDs are in the journal, written before the renames. A UID is never given out twice, so
+  // one that is in neither index now is one of those files (reconstruct may have restored it
+  // as expunged meanwhile: then it is in the expunged index and stays).
+  auto text = env_.readFile(path(kPurgeJournalFileName));
+  if (!text.ok()) {
+    return text.status().code() == base::Code::kNotFound ? Status::ok() : text.status();
+  }
+  DARIUS_RETURN_IF_ERROR(refresh());
+  DARIUS_ASSIGN_OR_RETURN(ExpungedIndex held, readExpungedIndex(env_, dir_));
+  std::set<uint32_t> kept;
+  for (const IndexRecord& r : held.records) kept.insert(r.uid);
+  size_t at = 0, removed = 0;
+  while (at < text->size()) {
+    size_t nl = text->find('\n', at);
+    if (nl == std::string::npos) break;  // a torn last line: its file was never unlinked yet
+    uint32_t uid = static_cast<uint32_t>(std::strtoul(text->c_str() + at, nullptr, 10));
+    at = nl + 1;
+    if (uid == 0 || kept.contains(uid)) continue;
+    DARIUS_ASSIGN_OR_RETURN(int64_t pos, findUid(uid));
+    if (pos >= 0) continue;
+    Status s = env_.removeFile(messagePath(uid));
+    if (s.isOk()) ++removed;
+    if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
+  }
+  if (removed > 0) {
+    log::notice("{}: removed {} files an interrupted purge left", dir_, removed);
+    DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
+  }
+  return env_.removeFile(path(kPurgeJournalFileName));
+}
 
 Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
   if (live_) return viewIsReadOnly();
@@ -59,6 +100,7 @@ Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
   DARIUS_ASSIGN_OR_RETURN(io::FileLock purging,
                           io::FileLock::acquire(path(kPurgeLockFileName), io::LockMode::kExclusive,
                                                 /*wait=*/true));
+  DARIUS_RETURN_IF_ERROR(finishPendingPurge());
   // 1. Records still marked in the index move out first, as any rewrite moves them.
   DARIUS_RETURN_IF_ERROR(refresh());
   bool in_index = false;
@@ -151,6 +193,11 @@ Result<Mailbox::Purged> Mailbox::purgeOnce(const std::set<uint32_t>& drop) {
     purged.bytes += sizes[uid];
     purged.uids.push_back(uid);
   }
+  // The journal of the unlinks to come, durable before the renames: a cut after them leaves
+  // files no index names, which the next purge removes (finishPendingPurge) without waiting
+  // for a reconstruct.
+  DARIUS_RETURN_IF_ERROR(
+      io::writeFileAtomic(env_, path(kPurgeJournalFileName), journalText(logged)));
   // purged_modseq first: a crash before the renames then only makes QRESYNC report more
   // UIDs as vanished (all of them are expunged), never fewer.
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -185,6 +232,9 @@ Result<Mailbox::Purged> Mailbox::purgeOnce(const std::set<uint32_t>& drop) {
     }
   }
   DARIUS_RETURN_IF_ERROR(env_.syncDir(dir_));
+  // Done; a journal that survives a crash from here only names files already gone.
+  Status j = env_.removeFile(path(kPurgeJournalFileName));
+  if (!j.isOk() && j.code() != base::Code::kNotFound) return j;
   return purged;
 }
 

@@ -6,7 +6,7 @@
 // every message live, expunged or purged — never two of them, never none — and that
 // QRESYNC's purged_modseq never under-reports what has gone.
 //
-// Set-up (built once, then copied per run): 12 messages; 8 expunged in three batches (three
+// Set-up (built once, then copied per run): 14 messages; 8 expunged in three batches (three
 // modseqs) and moved to darius.expunged by a rewrite, so they have records there and cache
 // records in darius.expunged.cache; one more expunged in place, so the purge's step 1
 // rewrites the index first. The purge names some of the expunged messages (from the file and
@@ -18,7 +18,7 @@
 // of whatever is still expunged and an append must work.
 //
 // A second mode does, inside the purge's unlocked window (when it opens its cache temporary),
-// what another session may do: expunge two live messages and rewrite the index, which
+// what another session may do: expunge three live messages and rewrite the index, which
 // appends to darius.expunged, so the purge takes the tail path of its step 3; the cut can fall
 // inside that session's work too.
 //
@@ -53,15 +53,17 @@ using base::Result;
 using base::Status;
 
 constexpr int64_t kT0 = 1'800'000'000;
-constexpr uint32_t kMessages = 12;
+constexpr uint32_t kMessages = 14;
 // What the set-up leaves: moved to darius.expunged by a rewrite, in three expunge batches.
 const std::vector<std::vector<uint32_t>> kExpungeBatches = {{1, 2, 3}, {5, 6}, {8, 9, 11}};
 constexpr uint32_t kInPlace = 4;  // expunged after the rewrite: still marked in the index
 // What the purge is asked to remove: four from darius.expunged, the one in place, two live
 // UIDs (7 stays live; 10 is expunged meanwhile in the concurrent mode) and an unknown one.
 const std::vector<uint32_t> kNamed = {1, 2, 4, 5, 7, 8, 10, 99};
-// Expunged by another session inside the purge's unlocked window (concurrent mode).
-const std::vector<uint32_t> kConcurrent = {10, 12};
+// Expunged by another session inside the purge's unlocked window (concurrent mode): one the
+// purge names, and two it must keep, so that the tail it takes in has more than one record.
+const std::vector<uint32_t> kConcurrent = {10, 12, 13};
+constexpr int64_t kConcurrentAt = kT0 + 1000;
 
 const std::string kIndexTemp = "." + std::string(kExpungedFileName) + ".tmp.purge";
 
@@ -74,12 +76,6 @@ std::string previewOf(uint32_t i) { return "preview of message " + std::to_strin
 
 bool contains(const std::vector<uint32_t>& v, uint32_t uid) {
   return std::find(v.begin(), v.end(), uid) != v.end();
-}
-
-std::string join(const std::set<uint32_t>& s) {
-  std::string out;
-  for (uint32_t u : s) out += (out.empty() ? "" : ",") + std::to_string(u);
-  return "{" + out + "}";
 }
 
 // The real filesystem without its fsyncs. FaultyEnv alone decides what survives a cut, so the
@@ -177,6 +173,7 @@ NoSyncEnv& noSync() {
 // The mailbox before the purge, as read back after a simulated power cut at the end of the
 // set-up (so the set-up is known to be durable, not just written).
 struct Template {
+  explicit Template(io::TempDir t) : tmp(std::move(t)) {}
   io::TempDir tmp;
   std::string box;
   std::map<uint32_t, IndexRecord> records;  // every message, live or expunged, by UID
@@ -185,12 +182,13 @@ struct Template {
   std::map<Guid, std::string> preview;  // the cache preview each message was appended with
 };
 
-Template* g_template = nullptr;
+// Destroyed at exit, which removes its directory.
+std::unique_ptr<Template> g_template;
 
 void buildTemplate() {
   auto t = io::TempDir::create("purge-crash-template");
   ASSERT_TRUE(t.ok());
-  auto tp = std::make_unique<Template>(Template{std::move(*t), "", {}, {}, {}, {}, 0, {}});
+  auto tp = std::make_unique<Template>(std::move(*t));
   tp->box = tp->tmp.file("box");
   const std::string stage = tp->tmp.file("stage");
   {
@@ -244,12 +242,12 @@ void buildTemplate() {
     tp->records[r.uid] = r;
     tp->held.insert(r.uid);
   }
-  ASSERT_EQ(tp->live, (std::set<uint32_t>{7, 10, 12}));
+  ASSERT_EQ(tp->live, (std::set<uint32_t>{7, 10, 12, 13, 14}));
   ASSERT_EQ(tp->in_place, (std::set<uint32_t>{kInPlace}));
   ASSERT_EQ(tp->held, (std::set<uint32_t>{1, 2, 3, 5, 6, 8, 9, 11}));
   ASSERT_EQ(tp->records.size(), kMessages);
   tp->purged_modseq = (*m)->index().purged_modseq;
-  g_template = tp.release();
+  g_template = std::move(tp);
 }
 
 // A fresh copy of the template's mailbox, with an empty stage directory beside it.
@@ -263,7 +261,7 @@ std::string copyTemplate(const io::TempDir& t) {
 struct Outcome {
   bool purge_ok = false;
   std::set<uint32_t> purged;
-  bool concurrent_expunged = false;   // the other session's expunge was acknowledged
+  bool concurrent_expunged = false;  // the other session's expunge was acknowledged
   uint64_t concurrent_modseq = 0;
   bool concurrent_compacted = false;  // and its rewrite (the append to darius.expunged)
 };
@@ -282,7 +280,7 @@ Outcome runPurge(io::Env& faulty, const std::string& box, bool concurrent) {
       fired = true;
       auto other = Mailbox::open(faulty, box);
       if (!other.ok()) return;
-      (*other)->setClock([] { return kT0 + 1000; });
+      (*other)->setClock([] { return kConcurrentAt; });
       auto e = (*other)->expunge(kConcurrent);
       if (!e.ok()) return;
       o.concurrent_expunged = true;
@@ -302,11 +300,11 @@ Outcome runPurge(io::Env& faulty, const std::string& box, bool concurrent) {
 }
 
 struct Expectation {
-  std::set<uint32_t> live;        // must be live, with their files
-  std::set<uint32_t> purgeable;   // expunged and named: still expunged, or purged
-  std::set<uint32_t> kept;        // expunged and not named: still expunged
-  std::map<uint32_t, uint64_t> modseq;  // of every expunged message, purgeable or kept
-  uint64_t new_purged_modseq = 0;  // what the purge raises purged_modseq to
+  std::set<uint32_t> live;                 // must be live, with their files
+  std::set<uint32_t> purgeable;            // expunged and named: still expunged, or purged
+  std::set<uint32_t> kept;                 // expunged and not named: still expunged
+  std::map<uint32_t, IndexRecord> record;  // of every expunged message (cache_offset aside)
+  uint64_t new_purged_modseq = 0;          // what the purge raises purged_modseq to
 };
 
 Expectation expect(const Outcome& o) {
@@ -314,13 +312,17 @@ Expectation expect(const Outcome& o) {
   Expectation e;
   std::set<uint32_t> expunged(t.held);
   expunged.insert(t.in_place.begin(), t.in_place.end());
-  for (uint32_t uid : expunged) e.modseq[uid] = t.records.at(uid).modseq;
+  for (uint32_t uid : expunged) e.record[uid] = t.records.at(uid);
   e.live = t.live;
   if (o.concurrent_expunged) {
     for (uint32_t uid : kConcurrent) {
       e.live.erase(uid);
       expunged.insert(uid);
-      e.modseq[uid] = o.concurrent_modseq;
+      IndexRecord r = t.records.at(uid);
+      r.system_flags |= kFlagExpunged;
+      r.modseq = o.concurrent_modseq;
+      r.expunged_at = kConcurrentAt;
+      e.record[uid] = r;
     }
   }
   for (uint32_t uid : expunged) (contains(kNamed, uid) ? e.purgeable : e.kept).insert(uid);
@@ -328,7 +330,7 @@ Expectation expect(const Outcome& o) {
     // A concurrent expunge not yet rewritten never reaches the purge's tail read: only a cut
     // can stop that rewrite, and then the purge cannot raise purged_modseq either.
     bool seen = !contains(kConcurrent, uid) || o.concurrent_compacted;
-    if (seen) e.new_purged_modseq = std::max(e.new_purged_modseq, e.modseq.at(uid));
+    if (seen) e.new_purged_modseq = std::max(e.new_purged_modseq, e.record.at(uid).modseq);
   }
   return e;
 }
@@ -355,6 +357,7 @@ void expectFile(const Mailbox& box, const IndexRecord& r, const std::string& wha
 
 struct Checked {
   std::set<uint32_t> live, expunged, orphans;  // orphans: files no record names
+  bool raised = false;                         // purged_modseq is not the old one
 };
 
 // The invariants after a cut (and the repair, if `repaired`). `strict_cache`: every cache
@@ -376,12 +379,15 @@ Checked check(const std::string& dir, const Outcome& o, bool repaired, bool stri
     if (!r.ok() || !r->live()) continue;
     c.live.insert(r->uid);
     // Nothing that was expunged comes back into the folder, and nothing else appears.
-    EXPECT_TRUE(t.live.contains(r->uid) && !(o.concurrent_expunged && contains(kConcurrent, r->uid)))
+    EXPECT_TRUE(t.live.contains(r->uid) &&
+                !(o.concurrent_expunged && contains(kConcurrent, r->uid)))
         << what << ": UID " << r->uid << " is live";
     expectFile(box, *r, what);
     EXPECT_TRUE(box.cache(*r).ok()) << what << ": UID " << r->uid;
   }
-  for (uint32_t uid : e.live) EXPECT_TRUE(c.live.contains(uid)) << what << ": live UID " << uid << " lost";
+  for (uint32_t uid : e.live) {
+    EXPECT_TRUE(c.live.contains(uid)) << what << ": live UID " << uid << " lost";
+  }
 
   auto gone = box.expungedRecords();
   EXPECT_TRUE(gone.ok()) << what << ": " << gone.status().toString();
@@ -395,12 +401,22 @@ Checked check(const std::string& dir, const Outcome& o, bool repaired, bool stri
         << what << ": UID " << r.uid << " is expunged";
     EXPECT_LE(r.modseq, highest) << what << ": UID " << r.uid;
     expectFile(box, r, what);  // never a record whose file is missing
+    if (!e.record.contains(r.uid)) continue;
+    // The record as it was: flags, modseq, expunge time. Only a repair may stand in a new
+    // one, for a file whose record the purge had already removed (restored as expunged); a
+    // record the purge was to keep must never need that.
+    IndexRecord want = e.record.at(r.uid);
+    want.cache_offset = r.cache_offset;
+    if (!repaired || e.kept.contains(r.uid)) {
+      EXPECT_EQ(r, want) << what << ": UID " << r.uid << "'s record changed";
+    }
   }
   for (uint32_t uid : e.kept) {
     EXPECT_TRUE(held.contains(uid)) << what << ": UID " << uid << " was not named, yet it went";
   }
   const uint64_t pm = box.index().purged_modseq;
-  if (pm != t.purged_modseq) {
+  c.raised = pm != t.purged_modseq;
+  if (c.raised) {
     EXPECT_GE(pm, e.new_purged_modseq) << what << ": purged_modseq raised, but not far enough";
   }
   for (uint32_t uid : e.purgeable) {
@@ -409,8 +425,11 @@ Checked check(const std::string& dir, const Outcome& o, bool repaired, bool stri
       continue;
     }
     // Gone: QRESYNC must report it, so purged_modseq covers it.
-    EXPECT_GE(pm, e.modseq.at(uid)) << what << ": UID " << uid << " gone below purged_modseq";
-    if (o.purge_ok) EXPECT_TRUE(o.purged.contains(uid)) << what << ": UID " << uid;
+    EXPECT_GE(pm, e.record.at(uid).modseq)
+        << what << ": UID " << uid << " gone below purged_modseq";
+    if (o.purge_ok) {
+      EXPECT_TRUE(o.purged.contains(uid)) << what << ": UID " << uid;
+    }
   }
   if (o.purge_ok) {
     // Exactly what was named and expunged (and seen by the purge): no live, no unknown UID.
@@ -426,26 +445,39 @@ Checked check(const std::string& dir, const Outcome& o, bool repaired, bool stri
     // restores it as expunged, and a purge that returned has unlinked it durably.
     EXPECT_TRUE(e.purgeable.contains(uid)) << what << ": stray file of UID " << uid;
     EXPECT_FALSE(repaired) << what << ": the repair left UID " << uid << "'s file unnamed";
-    EXPECT_FALSE(o.purge_ok) << what << ": the purge returned, yet UID " << uid << "'s file is there";
+    EXPECT_FALSE(o.purge_ok) << what << ": the purge returned, yet UID " << uid
+                             << "'s file is there";
     c.orphans.insert(uid);
   }
 
-  // Cache records of what is held: each offset reads back as its own message's record, or
-  // (when the crash left an old index over a new cache) as nothing; never as another's.
+  // Cache records of the records in darius.expunged: each offset reads back as its own
+  // message's record, or (when the crash left an old index over a new cache) as nothing;
+  // never as another's. Every message had one when it was expunged; only a repair (which
+  // moves records without them) or that window may lose it.
   std::string cache;
   if (auto b = noSync().readFile(dir + "/" + std::string(kExpungedCacheFileName)); b.ok()) {
     cache = std::move(*b);
   }
-  for (const auto& [uid, r] : held) {
-    if (r.cache_offset == 0) continue;
+  auto in_file = readExpungedIndex(noSync(), dir);
+  EXPECT_TRUE(in_file.ok()) << what;
+  if (!in_file.ok()) return c;
+  EXPECT_TRUE(in_file->damaged.empty()) << what;
+  for (const IndexRecord& r : in_file->records) {
+    const uint32_t uid = r.uid;
+    if (r.cache_offset == 0) {
+      EXPECT_FALSE(strict_cache && !repaired) << what << ": UID " << uid << " has no cache record";
+      continue;
+    }
     std::string bytes = cacheRecordAt(cache, r.cache_offset, guidBytes(r.guid));
     if (bytes.empty()) {
       EXPECT_FALSE(strict_cache) << what << ": UID " << uid << "'s cache record is lost";
       continue;
     }
     auto entry = decodeCacheRecordOf(bytes, guidBytes(r.guid));
-    ASSERT_TRUE(entry.ok()) << what << ": UID " << uid;
-    EXPECT_EQ(entry->preview, t.preview.at(r.guid)) << what << ": UID " << uid;
+    EXPECT_TRUE(entry.ok()) << what << ": UID " << uid;
+    if (entry.ok()) {
+      EXPECT_EQ(entry->preview, t.preview.at(r.guid)) << what << ": UID " << uid;
+    }
   }
   return c;
 }
@@ -474,9 +506,9 @@ void followUp(const std::string& dir, const std::string& stage, const Checked& c
   ASSERT_TRUE(after.ok()) << what;
   EXPECT_TRUE(after->empty()) << what;
   EXPECT_GE(box.index().purged_modseq, max_modseq) << what;
-  std::set<uint32_t> files_want = c.live;
-  files_want.insert(c.orphans.begin(), c.orphans.end());
-  EXPECT_EQ(messageFiles(dir), files_want) << what;
+  // The further purge also finishes the unlinks a cut left (darius.purge.pending), so no
+  // unnamed file stays.
+  EXPECT_EQ(messageFiles(dir), c.live) << what;
   auto names = noSync().listDir(dir);
   ASSERT_TRUE(names.ok());
   for (const std::string& n : *names) {
@@ -524,7 +556,7 @@ class PurgeCrashTest : public ::testing::TestWithParam<Mode> {
 };
 
 TEST_P(PurgeCrashTest, PowerCutAfterEveryOperation) {
-  ASSERT_NE(g_template, nullptr) << "the set-up failed";
+  ASSERT_TRUE(g_template) << "the set-up failed";
   const Mode mode = GetParam();
   uint64_t total_ops = 0;
   {
@@ -543,9 +575,10 @@ TEST_P(PurgeCrashTest, PowerCutAfterEveryOperation) {
   // directory fsync, five unlinks and another fsync: far more than a handful.
   ASSERT_GE(total_ops, 20u);
 
-  size_t cuts_held = 0, cuts_purged = 0, cuts_orphaned = 0;
+  size_t cuts_held = 0, cuts_purged = 0, cuts_orphaned = 0, cuts_raised_held = 0;
   for (uint64_t n = 0; n <= total_ops; ++n) {
-    const std::string what = "cut after op " + std::to_string(n) + " of " + std::to_string(total_ops);
+    const std::string what =
+        "cut after op " + std::to_string(n) + " of " + std::to_string(total_ops);
     auto t = io::TempDir::create("purge-crash");
     ASSERT_TRUE(t.ok());
     std::string box = copyTemplate(*t);
@@ -558,7 +591,9 @@ TEST_P(PurgeCrashTest, PowerCutAfterEveryOperation) {
       env.losePowerNow();
       ASSERT_TRUE(env.recoverFromPowerLoss().isOk()) << what;
     }
-    if (n == total_ops) EXPECT_TRUE(o.purge_ok) << what << ": nothing was cut";
+    if (n == total_ops) {
+      EXPECT_TRUE(o.purge_ok) << what << ": nothing was cut";
+    }
     if (mode.repair) {
       Status s = repair(box);
       ASSERT_TRUE(s.isOk()) << what << ": reconstruct: " << s.toString();
@@ -568,17 +603,23 @@ TEST_P(PurgeCrashTest, PowerCutAfterEveryOperation) {
     bool any_gone = false;
     for (uint32_t uid : expect(o).purgeable) any_gone = any_gone || !c.expunged.contains(uid);
     (any_gone ? cuts_purged : cuts_held) += 1;
+    cuts_raised_held += c.raised && !any_gone ? 1 : 0;
     cuts_orphaned += c.orphans.empty() ? 0 : 1;
     followUp(box, t->file("stage"), c, what);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  // Both outcomes happen, and without a repair the window between the switch and the unlinks
-  // leaves files that no record names (reconstruct's job, expunged.md "Crash safety").
+  // Both outcomes happen; some cuts fall between the header write and the switch (purged_modseq
+  // raised, nothing gone yet); and without a repair the window between the switch and the
+  // unlinks leaves files that no record names (reconstruct's job, expunged.md "Crash safety").
   EXPECT_GT(cuts_held, 0u);
   EXPECT_GT(cuts_purged, 0u);
-  if (!mode.repair) EXPECT_GT(cuts_orphaned, 0u);
+  EXPECT_GT(cuts_raised_held, 0u);
+  if (!mode.repair) {
+    EXPECT_GT(cuts_orphaned, 0u);
+  }
   std::cout << "  " << total_ops + 1 << " cuts: " << cuts_held << " left the messages held, "
-            << cuts_purged << " purged, " << cuts_orphaned << " left unnamed files\n";
+            << cuts_purged << " purged (" << cuts_orphaned << " of them leaving unnamed files), "
+            << cuts_raised_held << " raised purged_modseq with nothing gone\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(PurgeCrash, PurgeCrashTest,
@@ -605,7 +646,7 @@ class PurgeCrashWindowTest : public ::testing::TestWithParam<bool> {
 };
 
 TEST_P(PurgeCrashWindowTest, CacheRenamedIndexNot) {
-  ASSERT_NE(g_template, nullptr) << "the set-up failed";
+  ASSERT_TRUE(g_template) << "the set-up failed";
   const bool repaired = GetParam();
   auto t = io::TempDir::create("purge-window");
   ASSERT_TRUE(t.ok());
@@ -630,7 +671,9 @@ TEST_P(PurgeCrashWindowTest, CacheRenamedIndexNot) {
     }
   }
   Outcome o;  // the purge never returned
-  if (repaired) ASSERT_TRUE(repair(dir).isOk());
+  if (repaired) {
+    ASSERT_TRUE(repair(dir).isOk());
+  }
   {
     auto m = Mailbox::open(noSync(), dir);
     ASSERT_TRUE(m.ok());
@@ -641,10 +684,9 @@ TEST_P(PurgeCrashWindowTest, CacheRenamedIndexNot) {
   followUp(dir, t->file("stage"), c, "cache renamed, index not");
 }
 
-INSTANTIATE_TEST_SUITE_P(PurgeCrash, PurgeCrashWindowTest, ::testing::Bool(),
-                         [](const auto& info) {
-                           return std::string(info.param ? "Reconstruct" : "OpenOnly");
-                         });
+INSTANTIATE_TEST_SUITE_P(PurgeCrash, PurgeCrashWindowTest, ::testing::Bool(), [](const auto& info) {
+  return std::string(info.param ? "Reconstruct" : "OpenOnly");
+});
 
 }  // namespace
 }  // namespace darius::mailbox

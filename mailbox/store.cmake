@@ -6,6 +6,6 @@ list(APPEND MAILBOX_SOURCES
   store_uidvalidity.cc store_expire.cc expire.cc)
 list(APPEND MAILBOX_TESTS
   index_format_test.cc cache_fill_test.cc mailbox_test.cc mailbox_tail_test.cc mailbox_crash_test.cc
-  store_test.cc store_crash_test.cc store_expire_test.cc expunged_file_test.cc)
+  store_test.cc store_crash_test.cc store_expire_test.cc expunged_file_test.cc mailbox_purge_crash_test.cc)
 list(APPEND MAILBOX_LIBS ZLIB::ZLIB OpenSSL::Crypto)
 list(APPEND MAILBOX_DEPS lib/mime lib/log lib/config)
