@@ -151,6 +151,14 @@ Result<Mailbox::Purged> Mailbox::purgeOnce(const std::set<uint32_t>& drop) {
   };
   DARIUS_ASSIGN_OR_RETURN(auto index_tmp, writeTemp(kIndexTemp, index_out));
   DARIUS_ASSIGN_OR_RETURN(auto cache_tmp, writeTemp(kCacheTemp, cache_out));
+  // The journal of the unlinks to come, durable before the renames (and written before the
+  // lock, which then need not wait for it): a cut after the renames leaves files no index
+  // names, which the next purge removes (finishPendingPurge) without waiting for a
+  // reconstruct. Until the renames, every UID it names is still in the expunged index, which
+  // finishPendingPurge leaves alone.
+  DARIUS_RETURN_IF_ERROR(
+      io::writeFileAtomic(env_, path(kPurgeJournalFileName), journalText(logged)));
+  const size_t journaled = logged.size();
 
   // 3. Under the lock: what was appended since step 2, then the switch.
   io::FileLock l;
@@ -193,11 +201,11 @@ Result<Mailbox::Purged> Mailbox::purgeOnce(const std::set<uint32_t>& drop) {
     purged.bytes += sizes[uid];
     purged.uids.push_back(uid);
   }
-  // The journal of the unlinks to come, durable before the renames: a cut after them leaves
-  // files no index names, which the next purge removes (finishPendingPurge) without waiting
-  // for a reconstruct.
-  DARIUS_RETURN_IF_ERROR(
-      io::writeFileAtomic(env_, path(kPurgeJournalFileName), journalText(logged)));
+  if (logged.size() != journaled) {
+    // The tail added UIDs to purge: the journal names them too before the renames.
+    DARIUS_RETURN_IF_ERROR(
+        io::writeFileAtomic(env_, path(kPurgeJournalFileName), journalText(logged)));
+  }
   // purged_modseq first: a crash before the renames then only makes QRESYNC report more
   // UIDs as vanished (all of them are expunged), never fewer.
   DARIUS_RETURN_IF_ERROR(remapIndex());
