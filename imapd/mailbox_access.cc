@@ -20,30 +20,24 @@ const mailbox::UserName& userOf(const Session& session) {
   return session.userName() != nullptr ? *session.userName() : kNobody;
 }
 
+// The wire name as UTF-8: modified UTF-7 decoded unless the client enabled UTF8=ACCEPT.
+Result<std::string> utf8Of(const Session& session, std::string_view wire) {
+  if (utf8Names(session)) return std::string(wire);
+  auto decoded = proto::decodeMutf7(wire);
+  if (!decoded.ok()) return Status::invalid("Mailbox name is not valid modified UTF-7");
+  return std::move(*decoded);
+}
+
 }  // namespace
 
 Result<mailbox::MailboxName> internalName(const Session& session, std::string_view wire) {
-  std::string utf8;
-  if (utf8Names(session)) {
-    utf8 = std::string(wire);
-  } else {
-    auto decoded = proto::decodeMutf7(wire);
-    if (!decoded.ok()) return Status::invalid("Mailbox name is not valid modified UTF-7");
-    utf8 = std::move(*decoded);
-  }
+  DARIUS_ASSIGN_OR_RETURN(std::string utf8, utf8Of(session, wire));
   return session.ns().toInternal(utf8, userOf(session));
 }
 
 Result<std::optional<mailbox::MailboxName>> expungedViewOf(const Session& session,
                                                            std::string_view wire) {
-  std::string utf8;
-  if (utf8Names(session)) {
-    utf8 = std::string(wire);
-  } else {
-    auto decoded = proto::decodeMutf7(wire);
-    if (!decoded.ok()) return Status::invalid("Mailbox name is not valid modified UTF-7");
-    utf8 = std::move(*decoded);
-  }
+  DARIUS_ASSIGN_OR_RETURN(std::string utf8, utf8Of(session, wire));
   std::optional<std::string> rest = session.ns().splitExpunged(utf8);
   if (!rest) return std::optional<mailbox::MailboxName>();
   if (rest->empty()) return Status::invalid("the expunged area itself holds no messages");

@@ -296,6 +296,15 @@ class Mailbox {
   std::unique_ptr<Mailbox> live_;
   std::vector<IndexRecord> view_records_;
   std::string view_cache_;
+  // What the view was built from: the live index's generation and HIGHESTMODSEQ, and the
+  // (inode, size) of darius.expunged and its cache.
+  struct ViewStamp {
+    uint64_t generation = 0;
+    uint64_t modseq = 0;
+    std::pair<uint64_t, uint64_t> index_file, cache_file;
+    bool operator==(const ViewStamp&) const = default;
+  };
+  std::optional<ViewStamp> view_stamp_;
 };
 
 }  // namespace darius::mailbox

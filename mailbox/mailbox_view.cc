@@ -2,6 +2,8 @@
 // IMAP shows as `.EXPUNGED/<folder>`. A Mailbox in this mode answers the read calls from the
 // records its live mailbox holds expunged, so SELECT, FETCH, SEARCH and COPY (undelete) work
 // on it unchanged, and refuses every write.
+#include <sys/stat.h>
+
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
@@ -23,6 +25,16 @@ Status Mailbox::viewIsReadOnly() {
 
 Status Mailbox::refreshView() {
   DARIUS_RETURN_IF_ERROR(live_->refresh());
+  // A view in IDLE or NOOP refreshes often: read the expunged files again only when the live
+  // index (an expunge, a rewrite) or one of the files (a purge renames them in) changed.
+  auto statOf = [&](std::string_view name) -> std::pair<uint64_t, uint64_t> {
+    struct stat st {};
+    if (::stat(path(name).c_str(), &st) != 0) return {0, 0};
+    return {static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_size)};
+  };
+  const ViewStamp stamp{live_->index().generation, live_->index().highest_modseq,
+                        statOf(kExpungedFileName), statOf(kExpungedCacheFileName)};
+  if (view_stamp_ && *view_stamp_ == stamp) return Status::ok();
   DARIUS_ASSIGN_OR_RETURN(std::vector<IndexRecord> records, live_->expungedRecords());
   // Read after the records: a purge renames the cache before the index, so these bytes are at
   // least as new as the records, and a record whose offset no longer matches fails its GUID
@@ -51,6 +63,7 @@ Status Mailbox::refreshView() {
   view_records_ = std::move(records);
   index_ = h;
   header_ = live_->header();
+  view_stamp_ = stamp;
   return Status::ok();
 }
 
