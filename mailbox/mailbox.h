@@ -108,6 +108,12 @@ class Mailbox {
   static base::Result<std::unique_ptr<Mailbox>> openExpungedView(io::Env& env,
                                                                  const std::string& dir);
   bool isExpungedView() const { return live_ != nullptr; }
+  // A deleted folder as IMAP's `.DELETED/<folder>-<time>` shows it (docs/design/expunge.md):
+  // open(), with every write refused (kPermission). Opening may still settle a tail a
+  // killed writer left, as any open does.
+  static base::Result<std::unique_ptr<Mailbox>> openReadOnly(io::Env& env,
+                                                             const std::string& dir);
+  bool isReadOnly() const { return read_only_ || live_ != nullptr; }
   // A handle for one append() and nothing else (Store's delivery path): it reads nothing
   // until append() takes the exclusive lock, which loads, settles and checks everything
   // open() would (kCorruption from there means "open() it to repair"), and the append leaves
@@ -284,6 +290,7 @@ class Mailbox {
   bool wrote_ = false;        // the last append() wrote index records (appendWroteIndex())
   CompactPolicy compact_policy_;
   bool keep_expunged_ = true;
+  bool read_only_ = false;  // openReadOnly()
   std::function<int64_t()> clock_;
 
   // The expunged view (openExpungedView): the live mailbox it shows, its records, and the

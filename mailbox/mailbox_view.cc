@@ -19,8 +19,14 @@ Result<std::unique_ptr<Mailbox>> Mailbox::openExpungedView(io::Env& env, const s
   return view;
 }
 
+Result<std::unique_ptr<Mailbox>> Mailbox::openReadOnly(io::Env& env, const std::string& dir) {
+  DARIUS_ASSIGN_OR_RETURN(std::unique_ptr<Mailbox> m, open(env, dir));
+  m->read_only_ = true;
+  return m;
+}
+
 Status Mailbox::viewIsReadOnly() {
-  return Status::permission("the expunged view of a mailbox is read-only");
+  return Status::permission("a view of the expunged or deleted area is read-only");
 }
 
 Status Mailbox::refreshView() {

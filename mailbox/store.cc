@@ -38,6 +38,7 @@ Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env
       static_cast<double>(config.getInt("cache_compact_dead_percent")) / 100.0;
   DARIUS_ASSIGN_OR_RETURN(o.seen_backend, db::parseBackend(config.getString("seen_db_backend")));
   o.keep_expunged = config.getString("expunge_mode") != "immediate";
+  o.keep_deleted = config.getString("delete_mode") != "immediate";
   o.seen_limits.max_value_bytes = config.getSize("seen_max_size");
   o.seen_limits.max_modseq_runs = static_cast<size_t>(config.getInt("seen_modseq_runs"));
   const std::string method = config.getString("sync_method");

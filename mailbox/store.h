@@ -58,6 +58,7 @@
 #include "lib/io/file_lock.h"
 #include "mailbox/acl.h"
 #include "mailbox/change_log.h"
+#include "mailbox/deleted_area.h"
 #include "mailbox/expire.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_list.h"
@@ -103,6 +104,7 @@ struct StoreOptions {
   bool change_log = true;  // keep a change log per partition (tests may switch it off)
   Mailbox::CompactPolicy compact_policy;  // when an index rewrite also rewrites the cache
   bool keep_expunged = true;  // expunge_mode: delayed (Mailbox::setKeepExpunged)
+  bool keep_deleted = true;   // delete_mode: delayed (remove() keeps the folder to undelete)
   SyncMethod sync_method = SyncMethod::kFsync;
   // This boot's id for quota usage records (QuotaUsageFiles::currentBoot() when unset); tests
   // change it to play a reboot.
@@ -121,6 +123,9 @@ struct ExpireOptions {
   bool everything = false;  // remove every expunged message, whatever the policy
   // Asked between owners: true ends the run there (dariusd shutting down).
   std::function<bool()> stop;
+  // expireDeleted(): the policy for deleted folders (deleted_vol_min, ...), each folder one
+  // held item whose size is what its files take and whose time is the DELETE's.
+  ExpirePolicy deleted_policy;
 };
 
 // What expire found and did for one owner (a user, or one shared mailbox).
@@ -136,6 +141,9 @@ struct ExpireOutcome {
     uint64_t bytes = 0;
   };
   std::vector<PerMailbox> mailboxes;  // those that lost something, in name order
+  // expireDeleted(): the deleted folders removed ("<name> (<entry>)"), oldest first; the
+  // counts above then count folders, and the bytes what their files took.
+  std::vector<std::string> folders;
 };
 
 struct CreateOptions {
@@ -230,7 +238,9 @@ class Store {
   // autocreate does: creates `inbox` unless it is listed. The owner gets all rights.
   base::Status ensureInbox(const MailboxName& inbox);
   // Moves the mailbox's directory into its partition's deleted area and removes the entry.
-  // Child mailboxes stay: then only the mailbox's own files move (RFC 9051 §6.3.4).
+  // Child mailboxes stay: then only the mailbox's own files move (RFC 9051 §6.3.4). The
+  // quota root is released of it at once. With delete_mode immediate (keep_deleted false)
+  // the moved files are then removed for good.
   base::Status remove(const MailboxName& name);
   // Renames `from` and every mailbox below it (mailbox_list.h renameSubtree) and moves their
   // directories on every partition. A user's INBOX is renamed like any other mailbox here;
@@ -249,6 +259,30 @@ class Store {
   // ACL. kNotFound when the mailbox is not listed.
   base::Result<Acl> editAcl(const MailboxName& name, std::string_view identifier,
                             const RightsChange& change);
+
+  // --- The deleted area (store_deleted.cc, mailbox/deleted_area.h) ---
+  // The folders DELETE kept whose old name is `scope` or below it (all when nullopt), on
+  // every partition, oldest first (within one second, by the change time of the directory),
+  // ordinals set. Entries that hold no
+  // readable header (debris, a removal in progress) are skipped.
+  base::Result<std::vector<DeletedMailbox>> listDeleted(const std::optional<MailboxName>& scope);
+  // The deleted folder read-only (Mailbox::openReadOnly), or its expunged view. The entry is
+  // made from its header (unique id, partition, UIDVALIDITY, ACL). kNotFound once it is gone.
+  base::Result<OpenMailbox> openDeleted(const DeletedMailbox& deleted, bool expunged_view);
+  // Brings `deleted` back as `to` with its unique id, UIDVALIDITY, UIDs, flags and expunged
+  // messages (IMAP RENAME out of .DELETED, `darius undelete`): kExists when `to` is listed,
+  // kNotFound when the folder is no longer in the area, kOverQuota when `to`'s quota root
+  // cannot hold it. An intent like every namespace operation (docs/formats/intents.md).
+  base::Result<MailboxEntry> undelete(const DeletedMailbox& deleted, const MailboxName& to);
+  // Phase two: removes a deleted folder for good. The directory is first renamed to
+  // "<entry>.purging" under the namespace lock (so an undelete either wins or finds nothing),
+  // then emptied without it. Returns the bytes its files took. A ".purging" directory a crash
+  // left is finished by the next expireDeleted().
+  base::Result<uint64_t> purgeDeleted(const DeletedMailbox& deleted);
+  // Expire of deleted folders (store_expire_deleted.cc), per owner as expire(), with
+  // options.deleted_policy; `everything` removes every deleted folder in scope.
+  base::Result<std::vector<ExpireOutcome>> expireDeleted(const std::optional<MailboxName>& scope,
+                                                         const ExpireOptions& options);
 
   // --- Mailboxes ---
   // kNotFound if the name is not listed (or is a \Noselect level). A damaged index or cache
@@ -345,6 +379,8 @@ class Store {
                                         Mailbox& to);
 
   Store(StoreOptions options, io::Env& env);
+  // remove()'s namespace operation; returns what went into the deleted area.
+  base::Result<std::optional<DeletedMailbox>> removeLocked(const MailboxName& name);
 
   base::Status init();
   base::Result<io::FileLock> lockNamespace();

@@ -36,6 +36,7 @@ std::string_view intentOpName(Intent::Op op) {
     case Intent::Op::kCreate: return "create";
     case Intent::Op::kDelete: return "delete";
     case Intent::Op::kRename: return "rename";
+    case Intent::Op::kUndelete: return "undelete";
   }
   return "?";
 }
@@ -81,6 +82,7 @@ std::string encodeIntent(const Intent& in) {
     field("target", in.target);
     field("own-files-only", in.own_files_only ? "yes" : "no");
   }
+  if (in.op == Intent::Op::kUndelete) field("target", in.target);
   out += "end\n";
   return out;
 }
@@ -117,6 +119,8 @@ Result<Intent> decodeIntent(std::string_view text) {
         in.op = Intent::Op::kDelete;
       } else if (value == "rename") {
         in.op = Intent::Op::kRename;
+      } else if (value == "undelete") {
+        in.op = Intent::Op::kUndelete;
       } else {
         return bad("unknown op '" + std::string(value) + "'");
       }
@@ -142,7 +146,9 @@ Result<Intent> decodeIntent(std::string_view text) {
   if (!has_op || in.name.empty() || in.unique_id.empty()) return bad("missing fields");
   if (in.op == Intent::Op::kRename && in.to.empty()) return bad("rename without 'to'");
   if (in.op != Intent::Op::kRename && in.partition.empty()) return bad("missing partition");
-  if (in.op == Intent::Op::kDelete && in.target.empty()) return bad("delete without target");
+  if ((in.op == Intent::Op::kDelete || in.op == Intent::Op::kUndelete) && in.target.empty()) {
+    return bad(std::string(intentOpName(in.op)) + " without target");
+  }
   return in;
 }
 
@@ -401,6 +407,9 @@ Status Store::applyIntent(const Intent& in, bool recovering) {
       DARIUS_ASSIGN_OR_RETURN(MailboxName to, MailboxName::parse(in.to));
       return finishRename(*this, in, name, to);
     }
+    case Intent::Op::kUndelete:
+      // Rolls forward: the folder is wanted back, and each step is repeatable.
+      return internal::finishUndelete(*this, in);
   }
   return Status::invalid("unknown intent");
 }

@@ -12,24 +12,39 @@
 #include "lib/io/env.h"
 #include "lib/io/file_lock.h"
 
+namespace darius::mailbox {
+class Store;
+}
+
 namespace darius::mailbox::internal {
 
 // One namespace operation, written down before it starts (docs/formats/intents.md).
 struct Intent {
-  enum class Op { kCreate, kDelete, kRename };
+  enum class Op { kCreate, kDelete, kRename, kUndelete };
   Op op = Op::kCreate;
   std::string name;       // MailboxName::toString(); for a rename, the old name
   std::string to;         // kRename: the new name
-  std::string unique_id;  // kCreate, kDelete
-  std::string partition;  // kCreate, kDelete
-  std::string target;     // kDelete: the entry name in the partition's deleted area
+  std::string unique_id;  // all
+  std::string partition;  // kCreate, kDelete, kUndelete
+  // kDelete: the entry name in the partition's deleted area it moves to; kUndelete: the one
+  // it comes back from (to `name`).
+  std::string target;
   bool own_files_only = false;  // kDelete: child mailboxes stay, only the files move
 };
 
-std::string_view intentOpName(Intent::Op op);  // "create", "delete", "rename"
+std::string_view intentOpName(Intent::Op op);  // "create", "delete", "rename", "undelete"
 std::string encodeIntent(const Intent& intent);
 // kCorruption naming what is wrong.
 base::Result<Intent> decodeIntent(std::string_view text);
+
+// Undelete's steps (store_deleted.cc), each repeatable: the directory moves back from the
+// deleted area, its header takes the new name, and the list entry is made last.
+base::Status finishUndelete(Store& store, const Intent& in);
+
+// The deleted area (store_deleted.cc): the suffix of a folder being removed for good, and
+// what a directory's files take, subdirectories included.
+inline constexpr std::string_view kPurgingSuffix = ".purging";
+uint64_t treeBytes(io::Env& env, const std::string& dir);
 
 // Moves directory `from` to `to`: one rename(2) if `to` does not exist (its parents are
 // created), else entry by entry, merging directories both have. Syncs what it changed. OK if

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/io/path.h"
+#include "lib/log/log.h"
 #include "mailbox/acl.h"
 #include "mailbox/header_file.h"
 #include "mailbox/mailbox_path.h"
@@ -143,6 +144,19 @@ Status Store::ensureInbox(const MailboxName& inbox) {
 }
 
 Status Store::remove(const MailboxName& name) {
+  DARIUS_ASSIGN_OR_RETURN(std::optional<DeletedMailbox> kept, removeLocked(name));
+  if (!kept || options_.keep_deleted) return Status::ok();
+  // delete_mode immediate: phase two at once, out of the namespace lock (a big folder takes a
+  // while to unlink). A cut here leaves the folder in the area for the next expire.
+  auto gone = purgeDeleted(*kept);
+  if (!gone.ok()) {
+    log::warning("store: delete of {}: removing its files: {}", name.toString(),
+                 gone.status().toString());
+  }
+  return Status::ok();
+}
+
+Result<std::optional<DeletedMailbox>> Store::removeLocked(const MailboxName& name) {
   DARIUS_ASSIGN_OR_RETURN(io::FileLock ns, lockNamespace());
   DARIUS_RETURN_IF_ERROR(recoverLocked());
   DARIUS_ASSIGN_OR_RETURN(MailboxEntry entry, list_->lookup(name));
@@ -176,7 +190,16 @@ Status Store::remove(const MailboxName& name) {
   r.name = name.toString();
   logNamespaceChange(p->name, r);
   if (held) held->finish(true, false, held->usage - gone);
-  return Status::ok();
+  auto parsed = parseDeletedEntryName(in.target);
+  DeletedMailbox kept{.name = name,
+                      .partition = p->name,
+                      .entry = in.target,
+                      .dir = p->deletedDir() + "/" + in.target,
+                      .unique_id = entry.unique_id,
+                      .deleted_at = parsed ? parsed->deleted_at : 0,
+                      .uidvalidity = entry.uidvalidity,
+                      .acl = entry.acl};
+  return std::optional<DeletedMailbox>(std::move(kept));
 }
 
 Result<std::vector<RenamedMailbox>> Store::rename(const MailboxName& from, const MailboxName& to) {

@@ -237,6 +237,12 @@ constexpr OptionDef kOptions[] = {
                     "removes it; the user can still see and recover it. `immediate`: its file "
                     "is removed as soon as the expunge is durable.",
      .section = "expunge", .allowed = kRemoveModes},
+    {.name = "delete_mode", .type = T::kEnum, .default_value = "delayed",
+     .description = "`delayed`: DELETE moves the folder, with its messages and its expunged "
+                    "ones, into the partition's deleted area, where the owner sees it as "
+                    "`.DELETED/<folder>-<YYYYMMDD-HH:MM:SS>` and can RENAME it back until expire "
+                    "removes it. `immediate`: its files are removed once the DELETE is durable.",
+     .section = "expunge", .allowed = kRemoveModes},
     {.name = "expunge_vol_min", .type = T::kSize, .default_value = "50M",
      .description = "When a user's expunged messages exceed expunge_vol_max, expire removes the "
                     "oldest until this much is left.",
