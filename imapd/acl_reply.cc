@@ -9,16 +9,16 @@ using base::Result;
 using base::Status;
 
 Result<AclMailbox> aclMailbox(Session& session, std::string_view wire, mailbox::Rights need) {
-  // `.EXPUNGED/<folder>` (docs/design/expunge.md): its rights are the view's own, l and r;
-  // its ACL can be neither read nor changed (both need "a").
-  auto view = expungedViewOf(session, wire);
-  if (!view.ok()) return Status::notFound("no such mailbox");
-  if (*view) {
-    DARIUS_ASSIGN_OR_RETURN(MailboxAccess access, expungedViewAccess(session, **view));
-    if ((access.rights & need) != need) {
-      return Status::permission("the expunged view of a folder has a read-only ACL");
+  // The reserved areas (docs/design/expunge.md): a view's rights are its own, l and r; its
+  // ACL can be neither read nor changed (both need "a").
+  auto area = areaNameOf(session, wire);
+  if (!area.ok()) return Status::notFound("no such mailbox");
+  if (*area) {
+    DARIUS_ASSIGN_OR_RETURN(AreaView view, areaViewAccess(session, **area));
+    if ((view.access.rights & need) != need) {
+      return Status::permission("a view of the expunged or deleted area has a read-only ACL");
     }
-    return AclMailbox{std::move(access), proto::quoteString(wire)};
+    return AclMailbox{std::move(view.access), proto::quoteString(wire)};
   }
   auto name = internalName(session, wire);
   if (!name.ok()) return Status::notFound("no such mailbox");

@@ -35,27 +35,69 @@ Result<mailbox::MailboxName> internalName(const Session& session, std::string_vi
   return session.ns().toInternal(utf8, userOf(session));
 }
 
-Result<std::optional<mailbox::MailboxName>> expungedViewOf(const Session& session,
-                                                           std::string_view wire) {
+Result<std::optional<AreaName>> areaNameOf(const Session& session, std::string_view wire) {
   DARIUS_ASSIGN_OR_RETURN(std::string utf8, utf8Of(session, wire));
-  std::optional<std::string> rest = session.ns().splitExpunged(utf8);
-  if (!rest) return std::optional<mailbox::MailboxName>();
-  if (rest->empty()) return Status::invalid("the expunged area itself holds no messages");
-  DARIUS_ASSIGN_OR_RETURN(mailbox::MailboxName name,
-                          session.ns().toInternal(*rest, userOf(session)));
-  return std::optional<mailbox::MailboxName>(std::move(name));
+  const mailbox::Namespace& ns = session.ns();
+  AreaName::Kind kind = AreaName::Kind::kExpunged;
+  std::optional<std::string> rest = ns.splitExpunged(utf8);
+  if (rest) {
+    if (rest->empty()) return Status::invalid("the expunged area itself holds no messages");
+    if (std::optional<std::string> in_deleted = ns.splitDeleted(*rest)) {
+      kind = AreaName::Kind::kDeletedExpunged;
+      rest = std::move(in_deleted);
+    }
+  } else {
+    rest = ns.splitDeleted(utf8);
+    if (!rest) return std::optional<AreaName>();
+    kind = AreaName::Kind::kDeleted;
+  }
+  int64_t deleted_at = 0;
+  uint32_t ordinal = 1;
+  if (kind != AreaName::Kind::kExpunged) {
+    if (rest->empty()) return Status::invalid("the deleted area itself is no folder");
+    std::optional<mailbox::DeletedDisplayName> d = mailbox::parseDeletedDisplayName(*rest);
+    if (!d) return Status::invalid("a deleted folder's name ends in -YYYYMMDD-HH:MM:SS");
+    deleted_at = d->deleted_at;
+    ordinal = d->ordinal;
+    *rest = std::move(d->folder);
+  }
+  DARIUS_ASSIGN_OR_RETURN(mailbox::MailboxName name, ns.toInternal(*rest, userOf(session)));
+  return std::optional<AreaName>(AreaName{kind, std::move(name), deleted_at, ordinal});
 }
 
-Result<MailboxAccess> expungedViewAccess(Session& session, const mailbox::MailboxName& name) {
+Result<AreaView> areaViewAccess(Session& session, const AreaName& area) {
+  const mailbox::MailboxName& name = area.name;
   if (!isOwner(session, name) && !mayAdminister(session, name)) {
     return Status::notFound("no such mailbox");
   }
-  auto entry = session.store().list().lookup(name);
-  if (!entry.ok()) return entry.status();
-  if ((entry->flags & (mailbox::MailboxEntry::kDeleted | mailbox::MailboxEntry::kNoSelect)) != 0) {
-    return Status::notFound("no such mailbox");
+  const mailbox::Rights rights = mailbox::right::kLookup | mailbox::right::kRead;
+  if (!area.isDeleted()) {
+    auto entry = session.store().list().lookup(name);
+    if (!entry.ok()) return entry.status();
+    if ((entry->flags & (mailbox::MailboxEntry::kDeleted | mailbox::MailboxEntry::kNoSelect)) !=
+        0) {
+      return Status::notFound("no such mailbox");
+    }
+    return AreaView{area, MailboxAccess{name, *entry, rights}, std::nullopt};
   }
-  return MailboxAccess{name, *entry, mailbox::right::kLookup | mailbox::right::kRead};
+  DARIUS_ASSIGN_OR_RETURN(std::vector<mailbox::DeletedMailbox> kept,
+                          session.store().listDeleted(name));
+  for (mailbox::DeletedMailbox& d : kept) {
+    if (d.name != name || d.deleted_at != area.deleted_at || d.ordinal != area.ordinal) continue;
+    mailbox::MailboxEntry e;
+    e.unique_id = d.unique_id;
+    e.partition = d.partition;
+    e.uidvalidity = d.uidvalidity;
+    e.acl = d.acl;
+    return AreaView{area, MailboxAccess{name, std::move(e), rights}, std::move(d)};
+  }
+  return Status::notFound("no such deleted folder");
+}
+
+Result<mailbox::OpenMailbox> openAreaView(Session& session, const AreaView& view) {
+  if (!view.deleted) return session.store().openExpungedView(view.area.name);
+  return session.store().openDeleted(*view.deleted,
+                                     view.area.kind == AreaName::Kind::kDeletedExpunged);
 }
 
 Result<std::string> externalName(const Session& session, const mailbox::MailboxName& name) {

@@ -50,17 +50,36 @@ base::Result<std::string> wireName(const Session& session, const mailbox::Mailbo
 // The user's name for `name`, UTF-8 or mUTF-7, unquoted (for LIST pattern matching).
 base::Result<std::string> externalName(const Session& session, const mailbox::MailboxName& name);
 
-// `.EXPUNGED<sep><folder>` (docs/design/expunge.md): nullopt when `wire` is not in the
-// expunged area; else the folder's internal name (kInvalid for the area itself or a name
-// that is not one). Who may open the view is expungedViewAccess()'s business.
-base::Result<std::optional<mailbox::MailboxName>> expungedViewOf(const Session& session,
-                                                                 std::string_view wire);
-// The folder whose expunged view the user asks for, if they may see it: only the owner of a
-// personal folder, or an admin of its domain; kNotFound otherwise (as for a folder they may
-// not see), and for a folder that does not exist. The rights are l and r: the view is
-// read-only (FETCH, SEARCH, COPY out).
-base::Result<MailboxAccess> expungedViewAccess(Session& session, const mailbox::MailboxName& name);
+// A name in one of the reserved areas of two-phase expunge and delete
+// (docs/design/expunge.md, docs/design/naming.md):
+//   `.EXPUNGED<sep><folder>`                      the expunged messages of a live folder
+//   `.DELETED<sep><folder>-<YYYYMMDD-HH:MM:SS>`   a folder DELETE kept
+//   `.EXPUNGED<sep>.DELETED<sep><folder>-<...>`   the expunged messages of a deleted one
+struct AreaName {
+  enum class Kind { kExpunged, kDeleted, kDeletedExpunged };
+  Kind kind = Kind::kExpunged;
+  mailbox::MailboxName name;  // the live folder, or the deleted folder's old name
+  int64_t deleted_at = 0;     // the deleted kinds: the DELETE's time and ordinal
+  uint32_t ordinal = 1;
+  bool isDeleted() const { return kind != Kind::kExpunged; }
+};
+// nullopt when `wire` is in neither area; kInvalid for an area itself, a deleted name without
+// its time, or a folder part that is no name.
+base::Result<std::optional<AreaName>> areaNameOf(const Session& session, std::string_view wire);
 
+// A view of the areas the user may open, with its rights (l and r: read-only; FETCH,
+// SEARCH, COPY out). For a deleted folder, the folder, and an entry made from its header.
+struct AreaView {
+  AreaName area;
+  MailboxAccess access;
+  std::optional<mailbox::DeletedMailbox> deleted;
+};
+// Only the owner of a personal folder, or an admin of its domain, sees its views; kNotFound
+// otherwise (as for a folder they may not see), and for a live folder or deleted folder that
+// does not exist. Reads the deleted area: call it from the blocking pool.
+base::Result<AreaView> areaViewAccess(Session& session, const AreaName& area);
+// Opens the view (Store::openExpungedView, Store::openDeleted). Blocking.
+base::Result<mailbox::OpenMailbox> openAreaView(Session& session, const AreaView& view);
 bool isOwner(const Session& session, const mailbox::MailboxName& name);
 // The login's ACL identifier: its user id, or "" for a login that is no user name (it then
 // gets only what `anyone` has: "" never equals a stored identifier).

@@ -55,9 +55,14 @@ Result<uint32_t> unseenFor(mailbox::Store& store, const mailbox::Mailbox& m,
 
 Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxName& name,
                                  const std::vector<StatusItem>& items, uint64_t append_limit,
-                                 std::string_view seen_user, bool expunged_view) {
-  DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, expunged_view ? store.openExpungedView(name)
-                                                                : store.openMailbox(name));
+                                 std::string_view seen_user) {
+  DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, store.openMailbox(name));
+  return statusValuesOf(store, m, items, append_limit, seen_user);
+}
+
+Result<std::string> statusValuesOf(mailbox::Store& store, mailbox::OpenMailbox& m,
+                                   const std::vector<StatusItem>& items, uint64_t append_limit,
+                                   std::string_view seen_user) {
   const mailbox::IndexHeader& h = m.mailbox->index();
   uint32_t messages = h.num_records - h.num_expunged;
   std::string out;

@@ -26,10 +26,12 @@ base::Result<StatusItem> parseStatusItem(std::string_view name);
 // "MESSAGES 3 UIDNEXT 7 ..." in the order asked, for the STATUS response's list.
 // `seen_user` (imapd/user_seen.h): UNSEEN counts that user's own \Seen, which costs a pass
 // over the index records; "" counts the index's (the owner's) from the header.
-// `expunged_view`: the values of `name`'s expunged view (`.EXPUNGED/<folder>`).
 base::Result<std::string> statusValues(mailbox::Store& store, const mailbox::MailboxName& name,
                                        const std::vector<StatusItem>& items,
-                                       uint64_t append_limit, std::string_view seen_user = {},
-                                       bool expunged_view = false);
+                                       uint64_t append_limit, std::string_view seen_user = {});
+// The same of a mailbox already open (a view of the expunged or deleted area).
+base::Result<std::string> statusValuesOf(mailbox::Store& store, mailbox::OpenMailbox& m,
+                                         const std::vector<StatusItem>& items,
+                                         uint64_t append_limit, std::string_view seen_user = {});
 
 }  // namespace darius::imapd

@@ -220,7 +220,17 @@ Result<std::string> Namespace::toExternal(const MailboxName& name, const UserNam
 std::string Namespace::expungedPrefix() const { return componentOut(kExpungedArea); }
 
 std::optional<std::string> Namespace::splitExpunged(std::string_view external) const {
-  const std::string prefix = expungedPrefix();
+  return splitArea(external, expungedPrefix());
+}
+
+std::string Namespace::deletedPrefix() const { return componentOut(kDeletedArea); }
+
+std::optional<std::string> Namespace::splitDeleted(std::string_view external) const {
+  return splitArea(external, deletedPrefix());
+}
+
+std::optional<std::string> Namespace::splitArea(std::string_view external,
+                                                const std::string& prefix) const {
   if (external.size() < prefix.size() ||
       ::strncasecmp(external.data(), prefix.data(), prefix.size()) != 0) {
     return std::nullopt;

@@ -111,9 +111,14 @@ class Namespace {
   // If `external` is in the expunged area: what follows the area and its separator ("" for
   // the area itself); nullopt otherwise.
   std::optional<std::string> splitExpunged(std::string_view external) const;
+  // The same for the deleted area: `.DELETED<sep><folder>-<YYYYMMDD-HH:MM:SS>` is a folder
+  // DELETE kept (mailbox/deleted_area.h); `.EXPUNGED<sep>.DELETED<sep>...` its expunged view.
+  std::string deletedPrefix() const;  // ".DELETED" or "^DELETED", without separator
+  std::optional<std::string> splitDeleted(std::string_view external) const;
 
  private:
   explicit Namespace(NamespaceOptions options) : options_(std::move(options)) {}
+  std::optional<std::string> splitArea(std::string_view external, const std::string& prefix) const;
 
   // One external component -> internal ('^' -> '.' in '.' mode), or kInvalid.
   base::Result<std::string> componentIn(std::string_view external) const;

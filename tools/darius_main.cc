@@ -10,6 +10,7 @@
 #include "tools/db_command.h"
 #include "tools/init_command.h"
 #include "tools/expire_command.h"
+#include "tools/undelete_command.h"
 #include "tools/quota_command.h"
 #include "tools/mailbox_command.h"
 #include "tools/reconstruct_command.h"
@@ -240,6 +241,17 @@ int main(int argc, char** argv) {
   unexpunge_cmd->add_option("--into", unc.into, "restore into this mailbox (default: MAILBOX)");
   unexpunge_cmd->add_flag("--json", unc.json, "print JSON");
 
+  tools::UndeleteCommand udc;
+  auto* undelete_cmd = app.add_subcommand(
+      "undelete", "list the folders DELETE kept, or bring one back (keeps its UIDVALIDITY)");
+  undelete_cmd->fallthrough();
+  undelete_cmd->add_option("DELETED-NAME", udc.deleted,
+                           "its entry (see --list) or user/alice/Old-YYYYMMDD-HH:MM:SS");
+  undelete_cmd->add_option("NEW-NAME", udc.new_name, "internal name (default: the old name)");
+  undelete_cmd->add_flag("--list", udc.list, "list the deleted folders, oldest first");
+  undelete_cmd->add_option("--user", udc.user, "with --list: one user's");
+  undelete_cmd->add_flag("--json", udc.json, "print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -254,6 +266,7 @@ int main(int argc, char** argv) {
   if (acl_cmd->parsed()) return tools::runAclCommand(config_path, aclc);
   if (expire_cmd->parsed()) return tools::runExpireCommand(config_path, exc);
   if (unexpunge_cmd->parsed()) return tools::runUnexpungeCommand(config_path, unc);
+  if (undelete_cmd->parsed()) return tools::runUndeleteCommand(config_path, udc);
   if (db_cmd->parsed()) {
     dbc.batch_set = batch_opt->count() > 0;
     return tools::runDbCommand(dbc);

@@ -4,7 +4,7 @@
 // hierarchy needs no "k", and an admin of the domain neither. A source the user may not know
 // of is [NONEXISTENT]; a target they may not know of is [NOPERM], never ALREADYEXISTS. The
 // ACLs go with the renamed mailboxes (§4: RENAME SHOULD NOT change them). Subscriptions
-// follow the rename (as Cyrus does).
+// follow the rename (as Cyrus does). A source in `.DELETED` is undelete (below).
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/session.h"
@@ -35,12 +35,47 @@ bool mayCreateUnder(Session& session, const mailbox::MailboxName& name) {
   return false;
 }
 
+// RENAME ".DELETED/<folder>-<time>" "<name>" (docs/design/expunge.md): undelete. The folder
+// comes back with its UIDVALIDITY, UIDs and flags when the name is free and the user may
+// create it; only its owner (or an admin) sees it to begin with.
+asio::awaitable<Reply> undelete(Session& session, const AreaName& area,
+                                const mailbox::MailboxName& to) {
+  if (area.kind != AreaName::Kind::kDeleted) {
+    co_return Reply::no("Expunged messages come back by COPY, not RENAME", "CANNOT");
+  }
+  auto view = co_await session.blocking([&] { return areaViewAccess(session, area); });
+  if (!view.ok()) co_return replyFor(session, view.status(), "RENAME");
+  if (!mayCreateUnder(session, to)) co_return Reply::no("Permission denied", "NOPERM");
+  if (auto there = session.store().list().lookup(to); there.ok()) {
+    if ((rightsOn(session, to, *there) & mailbox::kRevealingRights) == 0) {
+      co_return Reply::no("Permission denied", "NOPERM");
+    }
+    co_return Reply::no("Mailbox already exists", "ALREADYEXISTS");
+  }
+  base::Status s = co_await session.blocking([&]() -> base::Status {
+    auto back = session.store().undelete(*view->deleted, to);
+    return back.ok() ? base::Status::ok() : back.status();
+  });
+  if (!s.isOk()) co_return replyFor(session, s, "RENAME");
+  co_return Reply::ok("RENAME completed");
+}
+
 asio::awaitable<Reply> execute(Session& session, RenameArgs args) {
-  auto from = internalName(session, args.from);
-  if (!from.ok()) co_return noSuchMailbox();
   char sep = session.ns().separator();
   while (!args.to.empty() && args.to.back() == sep) args.to.pop_back();
   auto to = internalName(session, args.to);
+  auto area = areaNameOf(session, args.from);
+  if (!area.ok()) co_return noSuchMailbox();
+  if (*area) {
+    // A view's own name first: a user may not learn from the target's error that it exists.
+    if (!to.ok()) {
+      if (to.status().code() == base::Code::kTooBig) co_return Reply::no("Name too long", "TOOBIG");
+      co_return Reply::no(to.status().message(), "CANNOT");
+    }
+    co_return co_await undelete(session, **area, *to);
+  }
+  auto from = internalName(session, args.from);
+  if (!from.ok()) co_return noSuchMailbox();
   if (!to.ok()) {
     if (to.status().code() == base::Code::kTooBig) co_return Reply::no("Name too long", "TOOBIG");
     co_return Reply::no(to.status().message(), "CANNOT");

@@ -145,24 +145,33 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
     session.unselect();
     session.writeUntagged("OK [CLOSED] Previous mailbox is now closed");
   }
-  // `.EXPUNGED/<folder>` (docs/design/expunge.md): the folder's expunged messages, read-only.
-  auto view = expungedViewOf(session, args.mailbox);
-  if (!view.ok()) co_return noSuchMailbox();
-  const bool bin = view->has_value();
-  auto name = bin ? base::Result<mailbox::MailboxName>(**view)
+  // The reserved areas (docs/design/expunge.md): `.EXPUNGED/<folder>`, `.DELETED/<folder>-<time>`
+  // and `.EXPUNGED/.DELETED/...`, always read-only.
+  auto area = areaNameOf(session, args.mailbox);
+  if (!area.ok()) co_return noSuchMailbox();
+  const bool bin = area->has_value();
+  auto name = bin ? base::Result<mailbox::MailboxName>((*area)->name)
                   : internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
-  // RFC 4314 §4: "r"; a user who may only know of the mailbox gets [NOPERM].
-  auto access = bin ? expungedViewAccess(session, *name)
-                    : requireRights(session, *name, mailbox::right::kRead);
+  base::Result<MailboxAccess> access = base::Status::ok();
+  std::optional<AreaView> view;
+  if (bin) {
+    auto v = co_await session.blocking([&] { return areaViewAccess(session, **area); });
+    if (!v.ok()) co_return replyFor(session, v.status(), what);
+    access = v->access;
+    view = std::move(*v);
+  } else {
+    // RFC 4314 §4: "r"; a user who may only know of the mailbox gets [NOPERM].
+    access = requireRights(session, *name, mailbox::right::kRead);
+  }
   if (!access.ok()) co_return replyFor(session, access.status(), what);
   bool read_only = bin || args.examine || (access->rights & kAnyWrite) == 0;
   bool rev1 = session.updateStyle().rev1;
   auto opened = co_await session.blocking([&]() -> base::Result<std::unique_ptr<SelectedMailbox>> {
     using Recent = SelectedMailbox::Recent;
-    if (bin) {
-      // The owner's flags as the records hold them; nothing in the bin is \Recent.
-      DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openExpungedView(*name));
+    if (view) {
+      // The owner's flags as the records hold them; nothing in the areas is \Recent.
+      DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, openAreaView(session, *view));
       return SelectedMailbox::open(std::move(m), *name, access->rights, true, Recent::kNone);
     }
     DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, session.store().openMailbox(*name));

@@ -33,25 +33,33 @@ base::Result<StatusArgs> parse(ArgParser& p) {
 }
 
 asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
-  // `.EXPUNGED/<folder>` (docs/design/expunge.md): the view's own counts.
-  auto view = expungedViewOf(session, args.mailbox);
-  if (!view.ok()) co_return noSuchMailbox();
-  const bool bin = view->has_value();
-  auto name = bin ? base::Result<mailbox::MailboxName>(**view)
+  // The reserved areas (docs/design/expunge.md): a view's own counts.
+  auto area = areaNameOf(session, args.mailbox);
+  if (!area.ok()) co_return noSuchMailbox();
+  const bool bin = area->has_value();
+  auto name = bin ? base::Result<mailbox::MailboxName>((*area)->name)
                   : internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
-  // RFC 4314 §4: STATUS needs "r". A user who may know of the mailbox (LIST shows it with
-  // "l") gets [NOPERM]; one who may not, [NONEXISTENT].
-  auto access = bin ? expungedViewAccess(session, *name)
-                    : requireRights(session, *name, mailbox::right::kRead);
-  if (!access.ok()) co_return replyFor(session, access.status(), "STATUS");
   for (StatusItem i : args.items) {
     if (i == StatusItem::kHighestModseq) session.useCondstore();
   }
-  auto values = co_await session.blocking([&] {
-    return statusValues(session.store(), *name, args.items, session.settings().max_append_size,
-                        bin ? std::string() : seenUser(session, *name), bin);
-  });
+  base::Result<std::string> values = base::Status::ok();
+  if (bin) {
+    values = co_await session.blocking([&]() -> base::Result<std::string> {
+      DARIUS_ASSIGN_OR_RETURN(AreaView view, areaViewAccess(session, **area));
+      DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, openAreaView(session, view));
+      return statusValuesOf(session.store(), m, args.items, session.settings().max_append_size);
+    });
+  } else {
+    // RFC 4314 §4: STATUS needs "r". A user who may know of the mailbox (LIST shows it with
+    // "l") gets [NOPERM]; one who may not, [NONEXISTENT].
+    auto access = requireRights(session, *name, mailbox::right::kRead);
+    if (!access.ok()) co_return replyFor(session, access.status(), "STATUS");
+    values = co_await session.blocking([&] {
+      return statusValues(session.store(), *name, args.items, session.settings().max_append_size,
+                          seenUser(session, *name));
+    });
+  }
   if (!values.ok()) co_return replyFor(session, values.status(), "STATUS");
   auto wire = bin ? base::Result<std::string>(proto::quoteString(args.mailbox))
                   : wireName(session, *name);

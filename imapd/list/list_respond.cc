@@ -163,8 +163,8 @@ asio::awaitable<Reply> respondList(Session& session, ListArgs args, ListMode mod
   ListViewer viewer = viewerOf(session);
   auto listed = co_await session.blocking([&] { return walkList(session.store(), viewer, q); });
   if (!listed.ok()) co_return replyFor(session, listed.status(), std::string(verb));
-  // The expunged area, for patterns that name it (list_expunged.h); never "*".
-  auto bin = co_await session.blocking([&] { return listExpungedArea(session.store(), viewer, q); });
+  // The expunged and deleted areas, for patterns that name them (list_expunged.h); never "*".
+  auto bin = co_await session.blocking([&] { return listReservedAreas(session.store(), viewer, q); });
   if (!bin.ok()) co_return replyFor(session, bin.status(), std::string(verb));
   for (ListedName& n : *bin) listed->push_back(std::move(n));
 
