@@ -1,6 +1,7 @@
 // Power-cut tests of the Store's multi-directory operations with FaultyEnv: create, delivery,
 // copy, expunge, flag change, rename (of a subtree spread over two partitions), delete (of a
-// parent with a child, and of a leaf), each cut after every single mutating operation in turn.
+// parent with a child, and of a leaf), undelete (of both), each cut after every single
+// mutating operation in turn.
 // After the cut the store is opened again, as a restarted server would: interrupted
 // operations are finished by that open alone, and then
 //  - the state is the one after the acknowledged steps, or after the one in flight too;
@@ -145,6 +146,14 @@ size_t runScenario(io::Env& env, const io::TempDir& t, size_t max_steps = 100,
     auto mb = store.openMailbox(b);
     return ma.ok() && mb.ok() && fn(*ma->mailbox, *mb->mailbox);
   };
+  auto undelete = [&](const MailboxName& was, const MailboxName& to) {
+    auto kept = store.listDeleted(was);
+    if (!kept.ok()) return false;
+    for (const DeletedMailbox& d : *kept) {
+      if (d.name == was) return store.undelete(d, to).ok();
+    }
+    return false;
+  };
   CreateOptions second;
   second.partition = "second";
   std::function<bool()> steps[] = {
@@ -181,6 +190,10 @@ size_t runScenario(io::Env& env, const io::TempDir& t, size_t max_steps = 100,
       [&] { return store.remove(name({"X"})).isOk(); },  // a parent: its children stay
       [&] { return store.remove(name({"X", "B"})).isOk(); },
       [&] { return store.create(name({"X"})).ok(); },
+      // Undelete (store_deleted.cc): the leaf back under its own name, then the parent that
+      // left its children behind under a new one.
+      [&] { return undelete(name({"X", "B"}), name({"X", "B"})); },
+      [&] { return undelete(name({"X"}), name({"Z"})); },
   };
   for (auto& step : steps) {
     if (done == max_steps || !step()) return done;
@@ -189,7 +202,7 @@ size_t runScenario(io::Env& env, const io::TempDir& t, size_t max_steps = 100,
   return done;
 }
 
-constexpr size_t kSteps = 15;
+constexpr size_t kSteps = 17;
 
 class StoreCrashTest : public ::testing::TestWithParam<Mode> {};
 
@@ -213,7 +226,7 @@ TEST_P(StoreCrashTest, PowerCutAfterEveryOperation) {
     ASSERT_EQ(runScenario(*io::Env::posix(), *t, steps, stage_sync, syncfs), steps);
     states.push_back(snapshot(*t));
   }
-  ASSERT_EQ(states.back().size(), 3u) << describe(states.back());
+  ASSERT_EQ(states.back().size(), 5u) << describe(states.back());
 
   // Every cut point in the whole-write run; every third in the torn run (the torn model only
   // differs for appends, and the run is long).
