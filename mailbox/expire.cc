@@ -2,19 +2,48 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "lib/config/config.h"
 
 namespace darius::mailbox {
 
-ExpirePolicy ExpirePolicy::fromConfig(const config::Config& config) {
+namespace {
+
+ExpirePolicy policyFrom(const config::Config& config, const std::string& prefix) {
   ExpirePolicy p;
-  p.vol_min = config.getSize("expunge_vol_min");
-  p.vol_max = config.getSize("expunge_vol_max");
+  p.vol_min = config.getSize(prefix + "_vol_min");
+  p.vol_max = config.getSize(prefix + "_vol_max");
+  p.vol_overflow = config.getSize(prefix + "_vol_overflow");
   p.timeout_seconds =
-      std::chrono::duration_cast<std::chrono::seconds>(config.getDuration("expunge_timeout"))
+      std::chrono::duration_cast<std::chrono::seconds>(config.getDuration(prefix + "_timeout"))
           .count();
   return p;
+}
+
+}  // namespace
+
+ExpirePolicy ExpirePolicy::fromConfig(const config::Config& config) {
+  return policyFrom(config, "expunge");
+}
+
+ExpirePolicy ExpirePolicy::deletedFromConfig(const config::Config& config) {
+  return policyFrom(config, "deleted");
+}
+
+ExpirePolicy ExpirePolicyOverride::over(ExpirePolicy base) const {
+  if (vol_min) base.vol_min = *vol_min;
+  if (vol_max) base.vol_max = *vol_max;
+  if (vol_overflow) base.vol_overflow = *vol_overflow;
+  if (timeout_seconds) base.timeout_seconds = *timeout_seconds;
+  return base;
+}
+
+void ExpirePolicyOverride::merge(const ExpirePolicyOverride& other) {
+  if (other.vol_min) vol_min = other.vol_min;
+  if (other.vol_max) vol_max = other.vol_max;
+  if (other.vol_overflow) vol_overflow = other.vol_overflow;
+  if (other.timeout_seconds) timeout_seconds = other.timeout_seconds;
 }
 
 std::vector<size_t> planExpire(std::span<const HeldMessage> held, const ExpirePolicy& policy,
