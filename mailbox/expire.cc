@@ -71,8 +71,14 @@ std::vector<size_t> planExpire(std::span<const HeldMessage> held, const ExpirePo
       total -= m.size;
     }
   }
-  if (total > policy.vol_max) {
-    for (size_t k = 0; k < order.size() && total > policy.vol_min; ++k) {
+  // vol_overflow is a cap too: "past it, expire at once" must mean the run takes the owner
+  // below it, even when an override sets it under vol_max (or vol_min over it); else the
+  // at-once run would remove nothing and the next expunge would ask for it again.
+  uint64_t max = policy.vol_max;
+  if (policy.vol_overflow != 0) max = std::min(max, policy.vol_overflow);
+  const uint64_t min = std::min(policy.vol_min, max);
+  if (total > max) {
+    for (size_t k = 0; k < order.size() && total > min; ++k) {
       if (gone[order[k]]) continue;
       gone[order[k]] = true;
       total -= held[order[k]].size;

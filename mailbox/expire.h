@@ -5,9 +5,11 @@
 // - Anything expunged longer ago than `timeout` goes.
 // - If what is left is more than `vol_max`, the oldest go until at most `vol_min` is left
 //   (hysteresis: a nightly run does not trim a few bytes every night).
-// - `vol_overflow` is not part of the plan: it is when dariusd runs the plan at once instead
-//   of waiting for the night (server/expire_scheduler.h). Past it the normal plan applies,
-//   which, since vol_overflow > vol_max, always brings the owner down to vol_min (Hermes).
+// - `vol_overflow` is when dariusd runs the plan at once instead of waiting for the night
+//   (server/expire_scheduler.h). Past it the normal plan applies, which, since vol_overflow >
+//   vol_max, brings the owner down to vol_min (Hermes). Should an override set it below
+//   vol_max (or vol_min above it), the plan takes min(vol_max, vol_overflow) as the maximum
+//   and never keeps more than that, so an at-once run always ends below the overflow.
 //
 // The same four values exist twice: for expunged messages (expunge_*) and for deleted folders
 // (deleted_*). Each owner may override any of the eight (ExpirePolicyOverride, stored in

@@ -77,6 +77,19 @@ TEST(ExpirePlan, TimeoutFirstThenVolumeAndEverythingTakesAll) {
   EXPECT_TRUE(planExpire({}, p, kT0).empty());
 }
 
+TEST(ExpirePlan, AnOverflowBelowTheMaximumIsACapAndTheMinimumNeverExceedsIt) {
+  ExpirePolicy p = smallPolicy();
+  auto held = heldEvery(6, 100, kT0, 60);  // 600
+  p.vol_min = 200;
+  p.vol_max = 1000;
+  p.vol_overflow = 450;  // an override under vol_max: past it still means "trim now"
+  EXPECT_EQ(planExpire(held, p, kT0 + kDay), (std::vector<size_t>{0, 1, 2, 3}));
+  p.vol_min = 800;  // a minimum above the overflow: trimmed to the overflow instead
+  EXPECT_EQ(planExpire(held, p, kT0 + kDay), (std::vector<size_t>{0, 1}));
+  p.vol_overflow = 0;  // 0: no cap, vol_max alone
+  EXPECT_TRUE(planExpire(held, p, kT0 + kDay).empty());
+}
+
 TEST(ExpirePlan, RecordsWithoutAnExpungeTimeNeverTimeOutButGoFirstForVolume) {
   ExpirePolicy p = smallPolicy();
   std::vector<HeldMessage> held = {{0, 1, 10, 0}, {0, 2, 10, kT0}};
