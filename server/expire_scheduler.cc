@@ -89,6 +89,12 @@ void ExpireScheduler::requestOwner(const mailbox::MailboxName& mailbox) {
   enqueueLocked(owner.toString(), owner, true);
 }
 
+void ExpireScheduler::requestNightly() {
+  std::lock_guard<std::mutex> g(mu_);
+  nightly_requested_ = true;
+  cv_.notify_all();
+}
+
 size_t ExpireScheduler::ownerRuns() {
   std::lock_guard<std::mutex> g(mu_);
   return owner_runs_;
@@ -109,7 +115,9 @@ std::optional<uint64_t> ExpireScheduler::heldEstimate(const mailbox::MailboxName
 bool ExpireScheduler::waitIdle(size_t n, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> l(mu_);
   return idle_cv_.wait_for(l, timeout,
-                           [&] { return owner_runs_ >= n && queue_.empty() && !busy_; });
+                           [&] {
+    return owner_runs_ >= n && queue_.empty() && !busy_ && !nightly_requested_;
+  });
 }
 
 mailbox::ExpireOptions ExpireScheduler::runOptions() {
@@ -272,19 +280,21 @@ void ExpireScheduler::loop() {
     }
     // The system clock, not the steady one: the run is tied to the time of day, and a clock
     // step (NTP, suspend) must move it too. Rechecked every minute for the same reason.
-    if (at && static_cast<int64_t>(::time(nullptr)) >= *at) {
+    const bool due = at && static_cast<int64_t>(::time(nullptr)) >= *at;
+    if (due || nightly_requested_) {
+      nightly_requested_ = false;
       busy_ = true;
       l.unlock();
       runNightly();
       l.lock();
       busy_ = false;
       idle_cv_.notify_all();
-      at = nextRunAfter(static_cast<int64_t>(::time(nullptr)), *options_.minute_of_day);
+      if (due) at = nextRunAfter(static_cast<int64_t>(::time(nullptr)), *options_.minute_of_day);
       continue;
     }
     auto wake = std::chrono::system_clock::now() + std::chrono::minutes(1);
     if (at) wake = std::min(wake, std::chrono::system_clock::from_time_t(static_cast<time_t>(*at)));
-    cv_.wait_until(l, wake, [&] { return stop_ || !queue_.empty(); });
+    cv_.wait_until(l, wake, [&] { return stop_ || !queue_.empty() || nightly_requested_; });
   }
 }
 

@@ -77,13 +77,16 @@ class ExpireScheduler {
   // (mailbox::expireOwnerOf) alone, with the normal plan of the owner's effective policy.
   // Requests for an owner already waiting are merged.
   void requestOwner(const mailbox::MailboxName& mailbox);
+  // Runs the nightly job (every owner, then the tidying) at once, on the scheduler's thread;
+  // the next nightly run stays at its time.
+  void requestNightly();
 
   // For tests and logs: runs completed so far, and the current estimate for an owner
   // (nullopt before it is seeded).
   size_t ownerRuns();
   size_t nightlyRuns();
   std::optional<uint64_t> heldEstimate(const mailbox::MailboxName& owner);
-  // Blocks until ownerRuns() >= n and no owner waits to be seeded or run, or `timeout`
+  // Blocks until ownerRuns() >= n and nothing waits to be seeded or run, or `timeout`
   // passes; returns whether it got there.
   bool waitIdle(size_t n, std::chrono::milliseconds timeout);
 
@@ -115,6 +118,7 @@ class ExpireScheduler {
   std::map<std::string, OwnerState> owners_;   // by owner key, guarded by mu_
   std::deque<mailbox::MailboxName> queue_;     // guarded by mu_
   bool busy_ = false;                          // serving the queue; guarded by mu_
+  bool nightly_requested_ = false;             // guarded by mu_
   size_t owner_runs_ = 0;                      // guarded by mu_
   size_t nightly_runs_ = 0;                    // guarded by mu_
   bool stop_ = false;

@@ -134,6 +134,11 @@ class OverflowTest : public ::testing::Test {
     o.policy.vol_overflow = overflow * size_;
     o.policy.timeout_seconds = 28 * 86400;
     o.clock = [] { return kT0 + 3600; };
+    o.prune_duplicates = [this](int64_t now) -> base::Result<size_t> {
+      std::lock_guard<std::mutex> g(mu_);
+      pruned_at_.push_back(now);
+      return size_t{7};
+    };
     o.expire_deleted = [this](const std::optional<mailbox::MailboxName>& owner, int64_t now) {
       std::lock_guard<std::mutex> g(mu_);
       deleted_runs_.push_back((owner ? owner->toString() : "*") + "@" + std::to_string(now));
@@ -152,6 +157,7 @@ class OverflowTest : public ::testing::Test {
   uint64_t size_ = 0;
   std::mutex mu_;
   std::vector<std::string> deleted_runs_;  // the expire_deleted hook's calls
+  std::vector<int64_t> pruned_at_;         // the prune_duplicates hook's calls
 };
 
 TEST_F(OverflowTest, AnOwnerPastTheOverflowIsExpiredAtOnceAnOwnerBelowItIsNot) {
@@ -221,6 +227,28 @@ TEST_F(OverflowTest, AnOwnersOverrideOfTheOverflowIsHonouredAndRequestOwnerRunsA
   // Each owner run also ran the deleted-folder expire for that owner, with the run's clock.
   const std::string at = "@" + std::to_string(kT0 + 3600);
   EXPECT_EQ(deletedRuns(), (std::vector<std::string>{"user/bob" + at, "user/alice" + at}));
+}
+
+TEST_F(OverflowTest, TheNightlyJobExpiresEveryOwnerSeedsTheirEstimatesAndTidies) {
+  const auto alice = inboxOf("alice"), bob = inboxOf("bob");
+  deliver(alice, 10);
+  deliver(bob, 10);
+  auto s = scheduler(/*min=*/2, /*max=*/4, /*overflow=*/100);
+  expunge(alice, {1, 2, 3, 4, 5});  // over vol_max: the night trims her to vol_min
+  expunge(bob, {1, 2, 3});          // under it: kept
+  ASSERT_TRUE(s->waitIdle(0, std::chrono::seconds(30)));
+  EXPECT_EQ(held(alice), 5u);
+  s->requestNightly();
+  ASSERT_TRUE(s->waitIdle(0, std::chrono::seconds(30)));
+  EXPECT_EQ(s->nightlyRuns(), 1u);
+  EXPECT_EQ(s->ownerRuns(), 0u);
+  EXPECT_EQ(held(alice), 2u);
+  EXPECT_EQ(held(bob), 3u);
+  EXPECT_EQ(s->heldEstimate(alice), 2 * size_);
+  EXPECT_EQ(s->heldEstimate(bob), 3 * size_);
+  std::lock_guard<std::mutex> g(mu_);
+  EXPECT_EQ(pruned_at_, (std::vector<int64_t>{kT0 + 3600}));  // duplicates.db, the run's clock
+  EXPECT_EQ(deleted_runs_, (std::vector<std::string>{"*@" + std::to_string(kT0 + 3600)}));
 }
 
 }  // namespace
