@@ -116,6 +116,9 @@ Status Store::init() {
                                               options_.list_backend, dbo));
   DARIUS_ASSIGN_OR_RETURN(quotas_, QuotaDb::open(io::joinPath(options_.data_dir, kQuotaDbName),
                                                  options_.list_backend, dbo));
+  DARIUS_ASSIGN_OR_RETURN(expire_policies_,
+                          ExpirePolicyDb::open(io::joinPath(options_.data_dir, kExpirePolicyDbName),
+                                               options_.list_backend, dbo));
   DARIUS_ASSIGN_OR_RETURN(seen_, SeenDb::open(io::joinPath(options_.data_dir, kSeenDbName),
                                               options_.seen_backend, dbo, options_.seen_limits));
   DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());

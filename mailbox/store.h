@@ -42,6 +42,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,7 @@
 #include "mailbox/change_log.h"
 #include "mailbox/deleted_area.h"
 #include "mailbox/expire.h"
+#include "mailbox/expire_policy_db.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/mailbox_list.h"
 #include "mailbox/mailbox_list_cache.h"
@@ -117,10 +119,20 @@ struct CopySources;  // store_append.cc
 
 // One run of expire (Store::expire, mailbox/expire.h).
 struct ExpireOptions {
+  // The global default (ExpirePolicy::fromConfig); each owner's override in
+  // expire_policies.db (Store::expirePolicies) is put over it unless `ignore_overrides`.
   ExpirePolicy policy;
+  bool ignore_overrides = false;
   int64_t now = 0;          // seconds since the epoch: the expire's clock
   bool dry_run = false;     // plan and report, remove nothing
   bool everything = false;  // remove every expunged message, whatever the policy
+  // With a scope: only the scope's own owner (expireOwnerOf), not the other shared mailboxes
+  // below a shared one. The at-once run of expunge_vol_overflow is for one owner.
+  bool owner_only = false;
+  // Tidying in the same pass (issue 18): mailboxes whose live index still holds expunged
+  // records are compacted (Mailbox::compact: the records move to darius.expunged and the
+  // cache loses its dead space when it passes the compact policy). Never with dry_run.
+  bool compact = true;
   // Asked between owners: true ends the run there (dariusd shutting down).
   std::function<bool()> stop;
   // expireDeleted(): the policy for deleted folders (deleted_vol_min, ...), each folder one
@@ -131,6 +143,10 @@ struct ExpireOptions {
 // What expire found and did for one owner (a user, or one shared mailbox).
 struct ExpireOutcome {
   std::string owner;  // "alice", "alice@example.com", or a shared mailbox's printable name
+  // expireOwnerOf() printed: the user's INBOX ("user/alice") or the shared mailbox; the key
+  // of the owner's override and the scope of a run for this owner alone.
+  std::string owner_name;
+  ExpirePolicy policy;  // the effective policy applied (global overlaid by the override)
   size_t held_messages = 0;  // before the run
   uint64_t held_bytes = 0;
   size_t removed_messages = 0;  // with dry_run: what would go
@@ -144,6 +160,9 @@ struct ExpireOutcome {
   // expireDeleted(): the deleted folders removed ("<name> (<entry>)"), oldest first; the
   // counts above then count folders, and the bytes what their files took.
   std::vector<std::string> folders;
+  size_t compacted_mailboxes = 0;      // ExpireOptions::compact
+  // What is left held after the run (with dry_run: what would be).
+  uint64_t remainingBytes() const { return held_bytes - removed_bytes; }
 };
 
 struct CreateOptions {
@@ -340,6 +359,17 @@ class Store {
   // run goes on; the outcome counts only what went.
   base::Result<std::vector<ExpireOutcome>> expire(const std::optional<MailboxName>& scope,
                                                   const ExpireOptions& options);
+  // Per-owner overrides of the expire policies, <data_dir>/expire_policies.db (on the mailbox
+  // list's backend; expire_policy_db.h).
+  ExpirePolicyDb& expirePolicies() { return *expire_policies_; }
+  // Told after every phase-1 expunge that left messages held (Store::expunge, and move()'s
+  // source side; not with expunge_mode: immediate, which holds nothing): the mailbox and the
+  // bytes that became expunged. dariusd's expire scheduler keeps each owner's held volume with
+  // it (expunge_vol_overflow). Set once, before the Store is shared between threads. Called
+  // on the expunging thread after the expunge is durable and its locks are released: it must
+  // be cheap and must not call back into the Store.
+  using ExpungeObserver = std::function<void(const MailboxName& mailbox, uint64_t bytes)>;
+  void setExpungeObserver(ExpungeObserver observer) { expunge_observer_ = std::move(observer); }
 
   // --- Quotas (store_quota.cc) ---
   QuotaDb& quotas() { return *quotas_; }
@@ -377,6 +407,8 @@ class Store {
   // The append half of copy() and unexpunge(): all or nothing against `to`'s quota root.
   base::Result<CopyResult> appendCopies(CopySources& src, const MailboxName& to_name,
                                         Mailbox& to);
+  // Tells the expunge observer, if any (setExpungeObserver).
+  void noteExpunged(const MailboxName& name, const QuotaUsage& removed);
 
   Store(StoreOptions options, io::Env& env);
   // remove()'s namespace operation; returns what went into the deleted area.
@@ -453,6 +485,8 @@ class Store {
   // records are recounted before they are trusted again. Guarded by stale_mu_.
   std::set<std::string> stale_roots_;
   std::unique_ptr<SeenDb> seen_;
+  std::unique_ptr<ExpirePolicyDb> expire_policies_;
+  ExpungeObserver expunge_observer_;  // set before sharing; read-only afterwards
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;
   RecoveryReport recovery_;

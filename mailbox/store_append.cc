@@ -369,6 +369,8 @@ Result<CopyResult> Store::move(const MailboxName& from_name, Mailbox& from,
   // A failed expunge leaves the record pending: the copies are in, the originals may be too.
   held->finish(gone.ok(), false, held->usage + add - removed);
   if (!gone.ok()) return gone.status();
+  held.reset();  // the root's lock is released before the observer hears of it
+  noteExpunged(from_name, removed);
   return out;
 }
 
@@ -380,7 +382,16 @@ Result<uint64_t> Store::expunge(const MailboxName& name, Mailbox& mailbox,
   QuotaUsage removed;
   auto done = mailbox.expunge(uids, &removed);
   if (held) held->finish(done.ok(), false, held->usage - removed);
+  held.reset();
+  if (done.ok()) noteExpunged(name, removed);
   return done;
+}
+
+void Store::noteExpunged(const MailboxName& name, const QuotaUsage& removed) {
+  // Only a size: the observer must stay off the expunge's hot path (no scan, no lock here).
+  if (expunge_observer_ && options_.keep_expunged && removed[QuotaResource::kStorage] > 0) {
+    expunge_observer_(name, removed[QuotaResource::kStorage]);
+  }
 }
 
 Result<MailboxEntry> Store::renameInbox(const MailboxName& inbox, const MailboxName& to) {

@@ -77,6 +77,19 @@ TEST(ExpirePlan, TimeoutFirstThenVolumeAndEverythingTakesAll) {
   EXPECT_TRUE(planExpire({}, p, kT0).empty());
 }
 
+TEST(ExpirePlan, AnOverflowBelowTheMaximumIsACapAndTheMinimumNeverExceedsIt) {
+  ExpirePolicy p = smallPolicy();
+  auto held = heldEvery(6, 100, kT0, 60);  // 600
+  p.vol_min = 200;
+  p.vol_max = 1000;
+  p.vol_overflow = 450;  // an override under vol_max: past it still means "trim now"
+  EXPECT_EQ(planExpire(held, p, kT0 + kDay), (std::vector<size_t>{0, 1, 2, 3}));
+  p.vol_min = 800;  // a minimum above the overflow: trimmed to the overflow instead
+  EXPECT_EQ(planExpire(held, p, kT0 + kDay), (std::vector<size_t>{0, 1}));
+  p.vol_overflow = 0;  // 0: no cap, vol_max alone
+  EXPECT_TRUE(planExpire(held, p, kT0 + kDay).empty());
+}
+
 TEST(ExpirePlan, RecordsWithoutAnExpungeTimeNeverTimeOutButGoFirstForVolume) {
   ExpirePolicy p = smallPolicy();
   std::vector<HeldMessage> held = {{0, 1, 10, 0}, {0, 2, 10, kT0}};
@@ -299,6 +312,103 @@ TEST_F(StoreExpireTest, PurgeIsLoggedAndExpungedRecordsSurviveTheIndexRewrite) {
     EXPECT_EQ(c.uids[0].uid, 1u);
   }
   EXPECT_TRUE(logged);
+}
+
+TEST_F(StoreExpireTest, AnOwnersOverrideReplacesTheDefaultForThatOwnerOnly) {
+  MailboxName alice = personal("alice"), bob = personal("bob"), bob_sent = personal("bob", {"Sent"});
+  ASSERT_TRUE(store_->create(alice).ok());
+  ASSERT_TRUE(store_->create(bob).ok());
+  ASSERT_TRUE(store_->create(bob_sent).ok());
+  deliver(alice, 10, 4);
+  deliver(bob, 20, 4);
+  deliver(bob_sent, 30, 4);
+  expungeAt(alice, {1, 2, 3, 4}, kT0);
+  expungeAt(bob, {1, 2}, kT0);
+  expungeAt(bob_sent, {1, 2}, kT0 + kDay);
+  // bob keeps expunged mail for 1 day (the default is 28): at kT0 + 1 day + 1 s his INBOX's
+  // expunges are past it, his Sent's are not; alice's are kept.
+  ExpireOverrides o;
+  o.expunged.timeout_seconds = kDay;
+  ASSERT_TRUE(store_->expirePolicies().set(bob, o).isOk());
+  auto r = store_->expire(std::nullopt, options(kT0 + kDay + 1));
+  ASSERT_TRUE(r.ok()) << r.status().toString();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].owner_name, "user/alice");
+  EXPECT_EQ((*r)[0].policy.timeout_seconds, 28 * kDay);
+  EXPECT_EQ((*r)[0].removed_messages, 0u);
+  EXPECT_EQ((*r)[1].owner_name, "user/bob");
+  EXPECT_EQ((*r)[1].policy.timeout_seconds, kDay);
+  EXPECT_EQ((*r)[1].removed_messages, 2u);
+  EXPECT_EQ(held(alice).size(), 4u);
+  EXPECT_TRUE(held(bob).empty());
+  EXPECT_EQ(held(bob_sent).size(), 2u);
+  // ignore_overrides: the default alone (what `darius expire` is told with --default-policy).
+  ExpireOptions plain = options(kT0 + 2 * kDay + 1);
+  plain.ignore_overrides = true;
+  r = store_->expire(bob, plain);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].removed_messages, 0u);
+  // A damaged override does not stop the run: the default applies.
+  {
+    auto txn = store_->expirePolicies().database().begin();
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE((*txn)->put("user/bob", "1 garbage").isOk());
+    ASSERT_TRUE((*txn)->commit().isOk());
+  }
+  r = store_->expire(bob, options(kT0 + 2 * kDay + 1));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].policy.timeout_seconds, 28 * kDay);
+  EXPECT_EQ(held(bob_sent).size(), 2u);
+}
+
+TEST_F(StoreExpireTest, OwnerOnlyLeavesTheSharedMailboxesBelowAlone) {
+  auto news = MailboxName::parse("shared/news"), today = MailboxName::parse("shared/news/today");
+  ASSERT_TRUE(news.ok() && today.ok());
+  ASSERT_TRUE(store_->create(*news).ok());
+  ASSERT_TRUE(store_->create(*today).ok());
+  deliver(*news, 0, 2);
+  deliver(*today, 10, 2);
+  expungeAt(*news, {1, 2}, kT0);
+  expungeAt(*today, {1, 2}, kT0);
+  ExpireOptions all = options(kT0 + 1);
+  all.everything = true;
+  all.owner_only = true;
+  auto r = store_->expire(*news, all);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].owner_name, "shared/news");
+  EXPECT_TRUE(held(*news).empty());
+  EXPECT_EQ(held(*today).size(), 2u);
+}
+
+TEST_F(StoreExpireTest, ExpireCompactsAMailboxWhoseIndexStillHoldsExpungedRecords) {
+  MailboxName inbox = personal("alice");
+  ASSERT_TRUE(store_->create(inbox).ok());
+  deliver(inbox, 0, 400);
+  expungeAt(inbox, {1, 2, 3}, kT0);  // below the rewrite threshold: still in the index
+  {
+    auto m = store_->openMailbox(inbox);
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m->mailbox->index().num_expunged, 3u);
+  }
+  ExpireOptions dry = options(kT0 + 1);
+  dry.dry_run = true;  // a dry run changes nothing, compaction included
+  auto r = store_->expire(inbox, dry);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].compacted_mailboxes, 0u);
+  r = store_->expire(inbox, options(kT0 + 1));  // nothing to remove, but tidy
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].removed_messages, 0u);
+  EXPECT_EQ((*r)[0].compacted_mailboxes, 1u);
+  auto m = store_->openMailbox(inbox);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->mailbox->index().num_expunged, 0u);
+  EXPECT_EQ(m->mailbox->index().num_records, 397u);
+  EXPECT_EQ(held(inbox).size(), 3u);  // moved to darius.expunged, still held
+  // Nothing left to compact: the next run does not rewrite it again.
+  r = store_->expire(inbox, options(kT0 + 2));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].compacted_mailboxes, 0u);
 }
 
 TEST_F(StoreExpireTest, UnexpungeRestoresWithNewUidsAndFlagsUntilExpireRemovesTheFiles) {

@@ -11,6 +11,8 @@
 #include "lib/log/log.h"
 #include "lib/net/server_host.h"
 #include "lib/net/tls.h"
+#include "lmtpd/lmtp_service.h"
+#include "mailbox/duplicate_db.h"
 #include "mailbox/store.h"
 #include "server/expire_scheduler.h"
 #include "server/metrics_service.h"
@@ -62,12 +64,6 @@ int runServer(const std::string& config_path) {
   }
   auto expire_at = parseExpireAt(config.getString("expire_at"));
   if (!expire_at.ok()) return fail(kExitConfig, expire_at.status().message());
-  // Declared after the store, so it stops (and joins its thread) before the store closes.
-  std::unique_ptr<ExpireScheduler> expire;
-  if (*expire_at) {
-    expire = std::make_unique<ExpireScheduler>(**store, mailbox::ExpirePolicy::fromConfig(config),
-                                               **expire_at);
-  }
 
   const std::vector<std::string> names = config.getList("services");
   bool want_tls = false;
@@ -105,6 +101,31 @@ int runServer(const std::string& config_path) {
     }
     services.push_back(std::move(*service));
   }
+
+  // After the services (it prunes lmtpd's duplicates.db, and is destroyed before them) and
+  // before the host runs any session (it installs the store's expunge observer). Without
+  // expire_at there is no nightly run, but an owner past expunge_vol_overflow is still
+  // expired at once.
+  ExpireSchedulerOptions eo;
+  eo.policy = mailbox::ExpirePolicy::fromConfig(config);
+  eo.minute_of_day = *expire_at;
+  std::vector<mailbox::DuplicateDb*> duplicates;
+  for (auto& service : services) {
+    if (auto* lmtp = dynamic_cast<lmtpd::LmtpService*>(service.get())) {
+      if (lmtp->duplicates() != nullptr) duplicates.push_back(lmtp->duplicates());
+    }
+  }
+  if (!duplicates.empty()) {
+    eo.prune_duplicates = [duplicates](int64_t now) -> base::Result<size_t> {
+      size_t n = 0;
+      for (mailbox::DuplicateDb* d : duplicates) {
+        DARIUS_ASSIGN_OR_RETURN(size_t k, d->prune(now));
+        n += k;
+      }
+      return n;
+    };
+  }
+  ExpireScheduler expire(**store, std::move(eo));
 
   std::vector<std::pair<std::string, std::string>> bound;
   for (const auto& b : host.boundListeners()) {

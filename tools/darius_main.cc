@@ -5,6 +5,7 @@
 
 #include "lib/config/config_docs.h"
 #include "lib/config/options.h"
+#include "mailbox/expire_policy_db.h"
 #include "tools/acl_command.h"
 #include "tools/cli_common.h"
 #include "tools/db_command.h"
@@ -228,6 +229,33 @@ int main(int argc, char** argv) {
   expire_cmd->add_flag("--now", exc.everything, "remove every expunged message, whatever the policy");
   expire_cmd->add_option("--at", exc.at, "apply the policy as if it were TIME (epoch or UTC date)");
   expire_cmd->add_flag("--json", exc.json, "print JSON");
+  tools::ExpirePolicyCommand epc;
+  epc.values.resize(std::size(mailbox::kExpireOverrideFields));
+  auto* policy_cmd = expire_cmd->add_subcommand(
+      "policy", "show, set or clear an owner's overrides of the expire policy");
+  policy_cmd->require_subcommand(1);
+  policy_cmd->fallthrough();
+  {
+    auto* sub = policy_cmd->add_subcommand("show", "an owner's effective policy, or every override");
+    sub = policy_cmd->add_subcommand("set", "override settings for an owner (`default` drops one)");
+    for (size_t i = 0; i < std::size(mailbox::kExpireOverrideFields); ++i) {
+      const auto& f = mailbox::kExpireOverrideFields[i];
+      std::string flag = "--" + std::string(f.name);
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      sub->add_option_function<std::string>(
+          flag, [&epc, i](const std::string& v) { epc.values[i] = v; },
+          f.is_timeout ? "DURATION (28d) or default" : "SIZE (50M) or default");
+    }
+    policy_cmd->add_subcommand("clear", "drop every override of an owner");
+  }
+  for (auto* sub : policy_cmd->get_subcommands({})) {
+    sub->fallthrough();
+    sub->add_option("--user", epc.user, "the owner: a user");
+    sub->add_option("--mailbox", epc.mailbox, "the owner: a shared mailbox, e.g. shared/news");
+    sub->add_flag("--json", epc.json, "print JSON");
+    std::string action = sub->get_name();
+    sub->callback([&epc, action] { epc.action = action; });
+  }
 
   tools::UnexpungeCommand unc;
   auto* unexpunge_cmd = app.add_subcommand(
@@ -264,6 +292,7 @@ int main(int argc, char** argv) {
   if (mb_cmd->parsed()) return tools::runMailboxCommand(config_path, mbc);
   if (quota_cmd->parsed()) return tools::runQuotaCommand(config_path, qc);
   if (acl_cmd->parsed()) return tools::runAclCommand(config_path, aclc);
+  if (policy_cmd->parsed()) return tools::runExpirePolicyCommand(config_path, epc);
   if (expire_cmd->parsed()) return tools::runExpireCommand(config_path, exc);
   if (unexpunge_cmd->parsed()) return tools::runUnexpungeCommand(config_path, unc);
   if (undelete_cmd->parsed()) return tools::runUndeleteCommand(config_path, udc);

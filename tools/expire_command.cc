@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <ctime>
 
+#include "lib/config/values.h"
+#include "mailbox/duplicate_db.h"
+#include "mailbox/expire_policy_db.h"
 #include "mailbox/namespace.h"
 #include "mailbox/store.h"
 #include "tools/cli_common.h"
@@ -19,13 +22,20 @@ int usage(const std::string& what, const std::string& why) {
   return kExitUsage;
 }
 
+std::string jsonPolicy(const mailbox::ExpirePolicy& p) {
+  return "{\"vol_min\": " + std::to_string(p.vol_min) + ", \"vol_max\": " +
+         std::to_string(p.vol_max) + ", \"vol_overflow\": " + std::to_string(p.vol_overflow) +
+         ", \"timeout_seconds\": " + std::to_string(p.timeout_seconds) + "}";
+}
+
 std::string jsonOutcome(const mailbox::ExpireOutcome& o) {
   std::string out = "{\"owner\": " + jsonString(o.owner) +
                     ", \"held_messages\": " + std::to_string(o.held_messages) +
                     ", \"held_bytes\": " + std::to_string(o.held_bytes) +
                     ", \"removed_messages\": " + std::to_string(o.removed_messages) +
                     ", \"removed_bytes\": " + std::to_string(o.removed_bytes) +
-                    ", \"mailboxes\": [";
+                    ", \"compacted_mailboxes\": " + std::to_string(o.compacted_mailboxes) +
+                    ", \"policy\": " + jsonPolicy(o.policy) + ", \"mailboxes\": [";
   for (size_t i = 0; i < o.mailboxes.size(); ++i) {
     const auto& m = o.mailboxes[i];
     out += std::string(i ? ", " : "") + "{\"mailbox\": " + jsonString(m.mailbox) +
@@ -88,8 +98,18 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
   if (!opened.ok()) return reportFailure("expire: cannot open the store", opened.status());
   auto outcomes = (*opened)->expire(scope, o);
   if (!outcomes.ok()) return reportFailure("expire", outcomes.status());
+  // --all also tidies duplicates.db, as dariusd's nightly run does. (Change-log segments are
+  // left: no reader's position is recorded yet, so none is known to be passed by all.)
+  std::optional<size_t> pruned;
+  if (cmd.all && !cmd.dry_run && config->getDuration("duplicate_suppression_window").count() > 0) {
+    auto dups = mailbox::DuplicateDb::open(*config);
+    auto n = dups.ok() ? (*dups)->prune(o.now) : base::Result<size_t>(dups.status());
+    if (!n.ok()) return reportFailure("expire: duplicates.db", n.status());
+    pruned = *n;
+  }
   if (cmd.json) {
     std::string out = "{\"dry_run\": " + std::string(cmd.dry_run ? "true" : "false") +
+                      (pruned ? ", \"duplicates_pruned\": " + std::to_string(*pruned) : "") +
                       ", \"owners\": [";
     for (size_t i = 0; i < outcomes->size(); ++i) {
       out += std::string(i ? ", " : "") + jsonOutcome((*outcomes)[i]);
@@ -106,7 +126,174 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
       std::printf("  %s: %zu (%llu bytes)\n", m.mailbox.c_str(), m.removed,
                   static_cast<unsigned long long>(m.bytes));
     }
+    if (oc.compacted_mailboxes > 0) {
+      std::printf("  compacted %zu mailboxes\n", oc.compacted_mailboxes);
+    }
   }
+  if (pruned) std::printf("duplicates.db: pruned %zu entries\n", *pruned);
+  return 0;
+}
+
+namespace {
+
+// The owner --user or --mailbox names, as expire_policy_db.h keys it.
+base::Result<MailboxName> policyOwner(const config::Config& config,
+                                      const ExpirePolicyCommand& cmd) {
+  if (cmd.user.empty() == cmd.mailbox.empty()) {
+    return base::Status::invalid("give exactly one of --user U and --mailbox NAME");
+  }
+  if (!cmd.mailbox.empty()) {
+    DARIUS_ASSIGN_OR_RETURN(MailboxName n, MailboxName::parse(cmd.mailbox));
+    if (n.isPersonal() && !n.isInbox()) {
+      return base::Status::invalid(cmd.mailbox + " belongs to a user: give --user " + n.userId());
+    }
+    return mailbox::expireOwnerOf(n);
+  }
+  DARIUS_ASSIGN_OR_RETURN(auto ns, mailbox::Namespace::fromConfig(config));
+  DARIUS_ASSIGN_OR_RETURN(auto user, ns.parseUser(cmd.user));
+  return ns.inboxOf(user);
+}
+
+std::string printValue(uint64_t v, bool timeout) {
+  return std::to_string(v) + (timeout ? "s" : "");
+}
+
+// One area's rows of `show`: name, effective value, and where it comes from.
+void showArea(const mailbox::ExpireOverrides& o, const mailbox::ExpirePolicy& global,
+              mailbox::ExpireArea area, bool json, std::string* out) {
+  mailbox::ExpireOverrides copy = o;
+  const mailbox::ExpirePolicy eff =
+      (area == mailbox::ExpireArea::kExpunged ? o.expunged : o.deleted).over(global);
+  const uint64_t effective[] = {eff.vol_min, eff.vol_max, eff.vol_overflow,
+                                static_cast<uint64_t>(eff.timeout_seconds)};
+  for (size_t i = 0; i < std::size(mailbox::kExpireOverrideFields); ++i) {
+    const auto& f = mailbox::kExpireOverrideFields[i];
+    if (f.area != area) continue;
+    bool set = false;
+    if (auto* v = mailbox::overrideSize(copy, i)) set = v->has_value();
+    if (auto* v = mailbox::overrideTimeout(copy, i)) set = v->has_value();
+    uint64_t value = effective[i % 4];
+    if (json) {
+      *out += std::string(out->back() == '{' ? "" : ", ") + jsonString(f.name) +
+              ": {\"value\": " + std::to_string(value) +
+              ", \"override\": " + (set ? "true" : "false") + "}";
+    } else {
+      *out += "  " + std::string(f.name) + ": " + printValue(value, f.is_timeout) +
+              (set ? " (override)" : " (default)") + "\n";
+    }
+  }
+}
+
+std::string jsonOverrides(mailbox::ExpireOverrides o) {
+  std::string out = "{";
+  for (size_t i = 0; i < std::size(mailbox::kExpireOverrideFields); ++i) {
+    std::optional<uint64_t> v;
+    if (auto* s = mailbox::overrideSize(o, i)) v = *s;
+    if (auto* t = mailbox::overrideTimeout(o, i); t && *t) v = static_cast<uint64_t>(**t);
+    if (!v) continue;
+    out += std::string(out.size() > 1 ? ", " : "") +
+           jsonString(mailbox::kExpireOverrideFields[i].name) + ": " + std::to_string(*v);
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+int runExpirePolicyCommand(const std::string& config_path, const ExpirePolicyCommand& cmd) {
+  auto config = loadConfig(config_path);
+  if (!config.ok()) {
+    std::fprintf(stderr, "darius: %s\n", config.status().message().c_str());
+    return kExitConfig;
+  }
+  const std::string what = "expire policy " + cmd.action;
+  std::optional<MailboxName> owner;
+  if (cmd.action != "show" || !cmd.user.empty() || !cmd.mailbox.empty()) {
+    auto o = policyOwner(*config, cmd);
+    if (!o.ok()) return usage(what, o.status().message());
+    owner = *o;
+  }
+  // Parse every value before touching anything: a bad one changes nothing.
+  mailbox::ExpireOverrides given;
+  std::vector<bool> dropped(std::size(mailbox::kExpireOverrideFields), false);
+  bool any = false;
+  for (size_t i = 0; i < cmd.values.size() && i < std::size(mailbox::kExpireOverrideFields);
+       ++i) {
+    if (!cmd.values[i]) continue;
+    any = true;
+    const auto& f = mailbox::kExpireOverrideFields[i];
+    const std::string& text = *cmd.values[i];
+    if (text == "default") {
+      dropped[i] = true;
+      continue;
+    }
+    if (f.is_timeout) {
+      auto d = config::parseDuration(text);
+      if (!d.ok()) return usage(what, std::string(f.name) + ": " + d.status().message());
+      *mailbox::overrideTimeout(given, i) =
+          std::chrono::duration_cast<std::chrono::seconds>(*d).count();
+    } else {
+      auto n = config::parseSize(text);
+      if (!n.ok()) return usage(what, std::string(f.name) + ": " + n.status().message());
+      *mailbox::overrideSize(given, i) = *n;
+    }
+  }
+  if (cmd.action == "set" && !any) return usage(what, "give at least one setting to change");
+  if (cmd.action != "set" && any) return usage(what, "settings are given only to set");
+
+  auto opened = mailbox::Store::open(*config);
+  if (!opened.ok()) return reportFailure(what + ": cannot open the store", opened.status());
+  mailbox::ExpirePolicyDb& db = (*opened)->expirePolicies();
+  if (cmd.action == "clear") {
+    if (auto s = db.clear(*owner); !s.isOk()) return reportFailure(what, s);
+    return 0;
+  }
+  if (cmd.action == "set") {
+    auto r = db.update(*owner, [&](mailbox::ExpireOverrides& o) {
+      for (size_t i = 0; i < dropped.size(); ++i) {
+        if (!dropped[i]) continue;
+        if (auto* v = mailbox::overrideSize(o, i)) v->reset();
+        if (auto* v = mailbox::overrideTimeout(o, i)) v->reset();
+      }
+      o.expunged.merge(given.expunged);
+      o.deleted.merge(given.deleted);
+    });
+    if (!r.ok()) return reportFailure(what + " " + owner->toString(), r.status());
+    if (cmd.json) std::printf("{\"owner\": %s, \"overrides\": %s}\n",
+                              jsonString(owner->toString()).c_str(), jsonOverrides(*r).c_str());
+    return 0;
+  }
+  // show
+  const mailbox::ExpirePolicy expunged = mailbox::ExpirePolicy::fromConfig(*config);
+  const mailbox::ExpirePolicy deleted = mailbox::ExpirePolicy::deletedFromConfig(*config);
+  if (owner) {
+    auto o = db.get(*owner);
+    if (!o.ok()) return reportFailure(what + " " + owner->toString(), o.status());
+    mailbox::ExpireOverrides ov = o->value_or(mailbox::ExpireOverrides{});
+    std::string out = cmd.json ? "{" : owner->toString() + ":\n";
+    if (cmd.json) out += "\"owner\": " + jsonString(owner->toString()) + ", \"policy\": {";
+    showArea(ov, expunged, mailbox::ExpireArea::kExpunged, cmd.json, &out);
+    showArea(ov, deleted, mailbox::ExpireArea::kDeleted, cmd.json, &out);
+    if (cmd.json) out += "}}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+  std::string out = "{\"owners\": [";
+  size_t n = 0;
+  auto s = db.list([&](const MailboxName& name, const mailbox::ExpireOverrides& o) {
+    if (cmd.json) {
+      out += std::string(n ? ", " : "") + "{\"owner\": " + jsonString(name.toString()) +
+             ", \"overrides\": " + jsonOverrides(o) + "}";
+    } else {
+      std::string line = name.toString() + ":";
+      std::string enc = mailbox::encodeExpireOverrides(o);  // "1 name=value ..."
+      line += enc.substr(1);
+      std::printf("%s\n", line.c_str());
+    }
+    ++n;
+    return true;
+  });
+  if (!s.isOk()) return reportFailure(what, s);
+  if (cmd.json) std::printf("%s]}\n", out.c_str());
   return 0;
 }
 

@@ -1,6 +1,7 @@
-// `darius expire` and `darius unexpunge`: phase two of two-phase expunge by hand, and its
-// undo (docs/design/expunge.md). Both go through mailbox::Store, which takes the same locks
-// as dariusd's sessions, so they run while dariusd does.
+// `darius expire` and `darius unexpunge`: phase two of two-phase expunge by hand, the
+// per-owner policy overrides, and its undo (docs/design/expunge.md). All go through
+// mailbox::Store, which takes the same locks as dariusd's sessions, so they run while dariusd
+// does.
 //
 //   expire [-n] [--user U | --all] [--now] [--at TIME] [--json]
 //       applies the expire policy (expunge_vol_min/max, expunge_timeout: config.md) to one
@@ -8,6 +9,17 @@
 //       "<owner>: held N messages (B bytes), removed N (B bytes)", then one indented line per
 //       mailbox that lost something. -n removes nothing (what would go). --now removes every
 //       expunged message whatever the policy. --at runs the policy as if it were TIME.
+//   expire policy show [--user U | --mailbox NAME] [--json]
+//       the effective policies of one owner (default and override side by side), or every
+//       owner's overrides. Owners: a user (--user, as login names go) or a shared mailbox
+//       (--mailbox, internal name such as shared/news).
+//   expire policy set (--user U | --mailbox NAME) [--expunge-vol-min SIZE] [--expunge-vol-max
+//       SIZE] [--expunge-vol-overflow SIZE] [--expunge-timeout DURATION] [--deleted-vol-min
+//       SIZE] ... [--deleted-timeout DURATION] [--json]
+//       overrides the given settings for that owner (one db transaction); the value `default`
+//       drops that override again. SIZE and DURATION as in the config ("50M", "28d").
+//   expire policy clear (--user U | --mailbox NAME)
+//       drops every override of the owner.
 //   unexpunge MAILBOX [--uid N]... [--since TIME] [--all] [--into FOLDER] [--json]
 //       Cyrus's unexpunge: copies expunged messages of MAILBOX (internal name) whose files
 //       are still there back into FOLDER (default MAILBOX itself) with new UIDs and their
@@ -36,6 +48,15 @@ struct ExpireCommand {
   bool json = false;
 };
 
+struct ExpirePolicyCommand {
+  std::string action;  // show, set, clear
+  std::string user;
+  std::string mailbox;
+  // By kExpireOverrideFields index: the text given ("50M", "28d", "default"), if any.
+  std::vector<std::optional<std::string>> values;
+  bool json = false;
+};
+
 struct UnexpungeCommand {
   std::string mailbox;
   std::vector<uint32_t> uids;
@@ -49,6 +70,7 @@ struct UnexpungeCommand {
 std::optional<int64_t> parseCliTime(const std::string& text);
 
 int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd);
+int runExpirePolicyCommand(const std::string& config_path, const ExpirePolicyCommand& cmd);
 int runUnexpungeCommand(const std::string& config_path, const UnexpungeCommand& cmd);
 
 }  // namespace darius::tools

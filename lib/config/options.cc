@@ -251,8 +251,28 @@ constexpr OptionDef kOptions[] = {
      .description = "The most expunged mail a user keeps after a nightly expire (the oldest "
                     "goes first, down to expunge_vol_min).",
      .section = "expunge", .min = 0},
+    {.name = "expunge_vol_overflow", .type = T::kSize, .default_value = "100M",
+     .description = "When a user's expunged messages exceed this, dariusd expires that user at "
+                    "once (down to expunge_vol_min) instead of waiting for expire_at; 0: never "
+                    "at once.",
+     .section = "expunge", .min = 0},
     {.name = "expunge_timeout", .type = T::kDuration, .default_value = "28d",
      .description = "Expire removes an expunged message once it has been expunged this long.",
+     .section = "expunge"},
+    {.name = "deleted_vol_min", .type = T::kSize, .default_value = "50M",
+     .description = "When a user's deleted folders exceed deleted_vol_max, expire removes the "
+                    "oldest until this much is left.",
+     .section = "expunge", .min = 0},
+    {.name = "deleted_vol_max", .type = T::kSize, .default_value = "75M",
+     .description = "The most deleted-folder mail a user keeps after a nightly expire (the "
+                    "oldest folder goes first, down to deleted_vol_min).",
+     .section = "expunge", .min = 0},
+    {.name = "deleted_vol_overflow", .type = T::kSize, .default_value = "100M",
+     .description = "When a user's deleted folders exceed this, dariusd expires that user at "
+                    "once instead of waiting for expire_at; 0: never at once.",
+     .section = "expunge", .min = 0},
+    {.name = "deleted_timeout", .type = T::kDuration, .default_value = "28d",
+     .description = "Expire removes a deleted folder once it has been deleted this long.",
      .section = "expunge"},
     {.name = "expire_at", .type = T::kString, .default_value = "03:00",
      .description = "Local time of day (HH:MM) at which dariusd runs expire over every user; "
