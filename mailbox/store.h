@@ -136,8 +136,11 @@ struct ExpireOptions {
   // Asked between owners: true ends the run there (dariusd shutting down).
   std::function<bool()> stop;
   // expireDeleted(): the policy for deleted folders (deleted_vol_min, ...), each folder one
-  // held item whose size is what its files take and whose time is the DELETE's.
+  // held item whose size is what its files take and whose time is the DELETE's; overrides
+  // apply as for `policy`. `overflow_only`: only owners holding more than their
+  // deleted_vol_overflow lose anything (dariusd's at-once run after a DELETE).
   ExpirePolicy deleted_policy;
+  bool overflow_only = false;
 };
 
 // What expire found and did for one owner (a user, or one shared mailbox).
@@ -370,6 +373,11 @@ class Store {
   // be cheap and must not call back into the Store.
   using ExpungeObserver = std::function<void(const MailboxName& mailbox, uint64_t bytes)>;
   void setExpungeObserver(ExpungeObserver observer) { expunge_observer_ = std::move(observer); }
+  // Told of each DELETE that kept a folder (delete_mode delayed), after the namespace lock is
+  // released: dariusd's scheduler checks the owner's deleted_vol_overflow. Same rules as the
+  // expunge observer.
+  using DeleteObserver = std::function<void(const MailboxName& mailbox)>;
+  void setDeleteObserver(DeleteObserver observer) { delete_observer_ = std::move(observer); }
 
   // --- Quotas (store_quota.cc) ---
   QuotaDb& quotas() { return *quotas_; }
@@ -487,6 +495,7 @@ class Store {
   std::unique_ptr<SeenDb> seen_;
   std::unique_ptr<ExpirePolicyDb> expire_policies_;
   ExpungeObserver expunge_observer_;  // set before sharing; read-only afterwards
+  DeleteObserver delete_observer_;    // the same
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;
   RecoveryReport recovery_;

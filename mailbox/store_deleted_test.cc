@@ -278,6 +278,26 @@ TEST_F(StoreDeletedTest, ExpireRemovesDeletedFoldersAtTheTimeoutAndAboveTheVolum
   EXPECT_TRUE(left->empty());
 }
 
+TEST_F(StoreDeletedTest, OverflowOnlyRunsTouchOnlyOwnersPastTheirDeletedOverflow) {
+  ASSERT_TRUE(store_->create(old_).ok());
+  deliver(old_, 3);
+  ASSERT_TRUE(store_->remove(old_).isOk());
+  auto kept = deleted();
+  ASSERT_EQ(kept.size(), 1u);
+  const int64_t t = kept[0].deleted_at;
+  ExpireOptions o = policy(t + 1, /*vol_max=*/1);  // far over vol_max: a normal run trims
+  o.overflow_only = true;
+  auto probe = store_->expireDeleted(std::nullopt, o);
+  ASSERT_TRUE(probe.ok());
+  const uint64_t size = (*probe)[0].held_bytes;
+  o.deleted_policy.vol_overflow = size;  // at the overflow, not past it: nothing goes
+  EXPECT_EQ((*store_->expireDeleted(std::nullopt, o))[0].removed_messages, 0u);
+  EXPECT_EQ(deleted().size(), 1u);
+  o.deleted_policy.vol_overflow = size - 1;
+  EXPECT_EQ((*store_->expireDeleted(std::nullopt, o))[0].removed_messages, 1u);
+  EXPECT_TRUE(deleted().empty());
+}
+
 TEST_F(StoreDeletedTest, ADamagedDeletedFolderIsRebuiltFromItsFilesWhenOpened) {
   ASSERT_TRUE(store_->create(old_).ok());
   deliver(old_, 3);

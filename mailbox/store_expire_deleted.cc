@@ -16,10 +16,6 @@ using base::Status;
 
 namespace {
 
-std::string ownerOf(const MailboxName& name) {
-  return name.isPersonal() ? name.userId() : name.toString();
-}
-
 }  // namespace
 
 Result<std::vector<ExpireOutcome>> Store::expireDeleted(const std::optional<MailboxName>& scope,
@@ -40,12 +36,25 @@ Result<std::vector<ExpireOutcome>> Store::expireDeleted(const std::optional<Mail
   }
   DARIUS_ASSIGN_OR_RETURN(std::vector<DeletedMailbox> all, listDeleted(scope));
   std::map<std::string, std::vector<const DeletedMailbox*>> owners;
-  for (const DeletedMailbox& d : all) owners[ownerOf(d.name)].push_back(&d);
+  for (const DeletedMailbox& d : all) owners[expireOwnerOf(d.name).toString()].push_back(&d);
   std::vector<ExpireOutcome> out;
-  for (auto& [owner, folders] : owners) {
+  for (auto& [key, folders] : owners) {
     if (options.stop && options.stop()) break;
+    const MailboxName owner = expireOwnerOf(folders[0]->name);
     ExpireOutcome o;
-    o.owner = owner;
+    o.owner = owner.isPersonal() ? owner.userId() : key;
+    o.owner_name = key;
+    o.policy = options.deleted_policy;
+    if (!options.ignore_overrides) {
+      auto effective = expirePolicies().effective(owner, ExpireArea::kDeleted,
+                                                  options.deleted_policy);
+      if (effective.ok()) {
+        o.policy = *effective;
+      } else {
+        log::warning("expire: {}: its policy override: {}; the defaults apply", key,
+                     effective.status().toString());
+      }
+    }
     std::vector<HeldMessage> held;
     for (size_t i = 0; i < folders.size(); ++i) {
       const uint64_t bytes = internal::treeBytes(env_, folders[i]->dir);
@@ -54,7 +63,11 @@ Result<std::vector<ExpireOutcome>> Store::expireDeleted(const std::optional<Mail
       o.held_messages += 1;
       o.held_bytes += bytes;
     }
-    for (size_t p : planExpire(held, options.deleted_policy, options.now, options.everything)) {
+    if (options.overflow_only && !options.everything && !o.policy.overflows(o.held_bytes)) {
+      out.push_back(std::move(o));
+      continue;
+    }
+    for (size_t p : planExpire(held, o.policy, options.now, options.everything)) {
       const DeletedMailbox& d = *folders[held[p].mailbox];
       uint64_t bytes = held[p].size;
       if (!options.dry_run) {

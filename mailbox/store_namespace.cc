@@ -145,7 +145,11 @@ Status Store::ensureInbox(const MailboxName& inbox) {
 
 Status Store::remove(const MailboxName& name) {
   DARIUS_ASSIGN_OR_RETURN(std::optional<DeletedMailbox> kept, removeLocked(name));
-  if (!kept || options_.keep_deleted) return Status::ok();
+  if (!kept) return Status::ok();
+  if (options_.keep_deleted) {
+    if (delete_observer_) delete_observer_(name);
+    return Status::ok();
+  }
   // delete_mode immediate: phase two at once, out of the namespace lock (a big folder takes a
   // while to unlink). A cut here leaves the folder in the area for the next expire.
   auto gone = purgeDeleted(*kept);

@@ -60,6 +60,11 @@ struct ExpireSchedulerOptions {
   // scheduler's thread.
   std::function<base::Status(const std::optional<mailbox::MailboxName>& owner, int64_t now)>
       expire_deleted;
+  // After a DELETE kept a folder (noteDeleted): the deleted-folder expire of that owner for
+  // the case it now holds more than its deleted_vol_overflow (ExpireOptions::overflow_only);
+  // null: none. On the scheduler's thread.
+  std::function<base::Status(const mailbox::MailboxName& owner, int64_t now)>
+      deleted_overflow;
 };
 
 class ExpireScheduler {
@@ -73,6 +78,9 @@ class ExpireScheduler {
   // just expunged. Cheap: one map update under a mutex; wakes the thread only to seed an
   // unknown owner or when the owner is past its overflow.
   void noteExpunged(const mailbox::MailboxName& mailbox, uint64_t bytes);
+  // The Store's delete observer (installed by the constructor): a DELETE kept `mailbox` in
+  // the deleted area. Queues the owner's deleted_overflow check (merged with one waiting).
+  void noteDeleted(const mailbox::MailboxName& mailbox);
   // Runs expire at once, on the scheduler's thread, for the owner of `mailbox`
   // (mailbox::expireOwnerOf) alone, with the normal plan of the owner's effective policy.
   // Requests for an owner already waiting are merged.
@@ -95,6 +103,7 @@ class ExpireScheduler {
     bool seeded = false;
     bool queued = false;
     bool run = false;        // queued for a run (else for seeding only)
+    bool deleted_check = false;  // queued for the deleted_overflow check (noteDeleted)
     uint64_t held = 0;       // estimate of the expunged bytes the owner holds
     uint64_t overflow = 0;   // the owner's effective vol_overflow (0: never at once)
   };
@@ -105,7 +114,7 @@ class ExpireScheduler {
   // Queue `key` (mu_ held).
   void enqueueLocked(const std::string& key, const mailbox::MailboxName& owner, bool run);
   // One owner, from the queue: seeds the estimate when needed, runs when past the overflow.
-  void serveOwner(const mailbox::MailboxName& owner, bool run);
+  void serveOwner(const mailbox::MailboxName& owner, bool run, bool deleted_check);
   void runNightly();
   // Sets the estimates from a run's outcomes (mu_ not held).
   void record(const std::vector<mailbox::ExpireOutcome>& outcomes);

@@ -144,7 +144,17 @@ class OverflowTest : public ::testing::Test {
       deleted_runs_.push_back((owner ? owner->toString() : "*") + "@" + std::to_string(now));
       return base::Status::ok();
     };
+    o.deleted_overflow = [this](const mailbox::MailboxName& owner, int64_t now) {
+      std::lock_guard<std::mutex> g(mu_);
+      overflow_checks_.push_back(owner.toString() + "@" + std::to_string(now));
+      return base::Status::ok();
+    };
     return std::make_unique<ExpireScheduler>(*store_, std::move(o));
+  }
+
+  std::vector<std::string> overflowChecks() {
+    std::lock_guard<std::mutex> g(mu_);
+    return overflow_checks_;
   }
 
   std::vector<std::string> deletedRuns() {
@@ -158,7 +168,22 @@ class OverflowTest : public ::testing::Test {
   std::mutex mu_;
   std::vector<std::string> deleted_runs_;  // the expire_deleted hook's calls
   std::vector<int64_t> pruned_at_;         // the prune_duplicates hook's calls
+  std::vector<std::string> overflow_checks_;  // the deleted_overflow hook's calls
 };
+
+TEST_F(OverflowTest, ADeleteThatKeepsAFolderChecksItsOwnersDeletedOverflowAtOnce) {
+  const auto alice = inboxOf("alice");
+  deliver(alice, 1);
+  auto folder = alice.child("Old");
+  ASSERT_TRUE(folder.ok());
+  deliver(*folder, 2);
+  auto s = scheduler(/*min=*/2, /*max=*/4, /*overflow=*/6);
+  ASSERT_TRUE(store_->remove(*folder).isOk());
+  ASSERT_TRUE(s->waitIdle(1, std::chrono::seconds(30)));
+  EXPECT_EQ(overflowChecks(), (std::vector<std::string>{"user/alice@" + std::to_string(kT0 + 3600)}));
+  EXPECT_TRUE(deletedRuns().empty());  // the check, not a whole run
+  EXPECT_EQ(s->nightlyRuns(), 0u);
+}
 
 TEST_F(OverflowTest, AnOwnerPastTheOverflowIsExpiredAtOnceAnOwnerBelowItIsNot) {
   const auto alice = inboxOf("alice"), bob = inboxOf("bob");

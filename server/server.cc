@@ -125,6 +125,28 @@ int runServer(const std::string& config_path) {
       return n;
     };
   }
+  // The deleted area (delete_mode delayed): its own policy, per owner as for expunged mail.
+  const mailbox::ExpirePolicy deleted_policy = mailbox::ExpirePolicy::deletedFromConfig(config);
+  mailbox::Store* st = store->get();
+  auto expireDeleted = [st, deleted_policy](const std::optional<mailbox::MailboxName>& owner,
+                                            int64_t now, bool overflow_only) -> base::Status {
+    mailbox::ExpireOptions o;
+    o.deleted_policy = deleted_policy;
+    o.now = now;
+    o.overflow_only = overflow_only;
+    DARIUS_ASSIGN_OR_RETURN(std::vector<mailbox::ExpireOutcome> done, st->expireDeleted(owner, o));
+    for (const mailbox::ExpireOutcome& oc : done) {
+      if (oc.removed_messages == 0) continue;
+      log::notice("expire: {}: removed {} deleted folders ({} bytes) of {} held", oc.owner,
+                  oc.removed_messages, oc.removed_bytes, oc.held_messages);
+    }
+    return base::Status::ok();
+  };
+  eo.expire_deleted = [expireDeleted](const std::optional<mailbox::MailboxName>& owner,
+                                      int64_t now) { return expireDeleted(owner, now, false); };
+  eo.deleted_overflow = [expireDeleted](const mailbox::MailboxName& owner, int64_t now) {
+    return expireDeleted(owner, now, true);
+  };
   ExpireScheduler expire(**store, std::move(eo));
 
   std::vector<std::pair<std::string, std::string>> bound;

@@ -98,6 +98,10 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
   if (!opened.ok()) return reportFailure("expire: cannot open the store", opened.status());
   auto outcomes = (*opened)->expire(scope, o);
   if (!outcomes.ok()) return reportFailure("expire", outcomes.status());
+  // Then the deleted folders, by their own policy (deleted_*).
+  o.deleted_policy = mailbox::ExpirePolicy::deletedFromConfig(*config);
+  auto deleted = (*opened)->expireDeleted(scope, o);
+  if (!deleted.ok()) return reportFailure("expire: deleted folders", deleted.status());
   // --all also tidies duplicates.db, as dariusd's nightly run does. (Change-log segments are
   // left: no reader's position is recorded yet, so none is known to be passed by all.)
   std::optional<size_t> pruned;
@@ -114,6 +118,19 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
     for (size_t i = 0; i < outcomes->size(); ++i) {
       out += std::string(i ? ", " : "") + jsonOutcome((*outcomes)[i]);
     }
+    out += "], \"deleted\": [";
+    for (size_t i = 0; i < deleted->size(); ++i) {
+      const auto& d = (*deleted)[i];
+      out += std::string(i ? ", " : "") + "{\"owner\": " + jsonString(d.owner) +
+             ", \"held_folders\": " + std::to_string(d.held_messages) +
+             ", \"held_bytes\": " + std::to_string(d.held_bytes) +
+             ", \"removed_folders\": " + std::to_string(d.removed_messages) +
+             ", \"removed_bytes\": " + std::to_string(d.removed_bytes) + ", \"folders\": [";
+      for (size_t k = 0; k < d.folders.size(); ++k) {
+        out += std::string(k ? ", " : "") + jsonString(d.folders[k]);
+      }
+      out += "]}";
+    }
     std::printf("%s]}\n", out.c_str());
     return 0;
   }
@@ -129,6 +146,13 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
     if (oc.compacted_mailboxes > 0) {
       std::printf("  compacted %zu mailboxes\n", oc.compacted_mailboxes);
     }
+  }
+  for (const auto& d : *deleted) {
+    std::printf("%s: held %zu deleted folders (%llu bytes), %s %zu (%llu bytes)\n",
+                d.owner.c_str(), d.held_messages, static_cast<unsigned long long>(d.held_bytes),
+                cmd.dry_run ? "would remove" : "removed", d.removed_messages,
+                static_cast<unsigned long long>(d.removed_bytes));
+    for (const auto& f : d.folders) std::printf("  %s\n", f.c_str());
   }
   if (pruned) std::printf("duplicates.db: pruned %zu entries\n", *pruned);
   return 0;

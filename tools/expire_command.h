@@ -7,8 +7,11 @@
 //       applies the expire policy (expunge_vol_min/max, expunge_timeout: config.md) to one
 //       user's mailboxes or to every owner's, and prints per owner what it held and removed:
 //       "<owner>: held N messages (B bytes), removed N (B bytes)", then one indented line per
-//       mailbox that lost something. -n removes nothing (what would go). --now removes every
-//       expunged message whatever the policy. --at runs the policy as if it were TIME.
+//       mailbox that lost something. Then the same for the folders DELETE kept, by the
+//       deleted_* policy: "<owner>: held N deleted folders (B bytes), removed N (B bytes)",
+//       one indented line per folder removed. -n removes nothing (what would go). --now
+//       removes every expunged message and deleted folder whatever the policy. --at runs the
+//       policy as if it were TIME.
 //   expire policy show [--user U | --mailbox NAME] [--json]
 //       the effective policies of one owner (default and override side by side), or every
 //       owner's overrides. Owners: a user (--user, as login names go) or a shared mailbox
