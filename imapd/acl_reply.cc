@@ -14,7 +14,7 @@ Result<AclMailbox> aclMailbox(Session& session, std::string_view wire, mailbox::
   auto area = areaNameOf(session, wire);
   if (!area.ok()) return Status::notFound("no such mailbox");
   if (*area) {
-    DARIUS_ASSIGN_OR_RETURN(AreaView view, areaViewAccess(session, **area));
+    DARIUS_ASSIGN_OR_RETURN(AreaView view, areaViewAccess(session, **area, 0));
     if ((view.access.rights & need) != need) {
       return Status::permission("a view of the expunged or deleted area has a read-only ACL");
     }

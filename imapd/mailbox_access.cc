@@ -65,12 +65,25 @@ Result<std::optional<AreaName>> areaNameOf(const Session& session, std::string_v
   return std::optional<AreaName>(AreaName{kind, std::move(name), deleted_at, ordinal});
 }
 
-Result<AreaView> areaViewAccess(Session& session, const AreaName& area) {
+Result<AreaView> areaViewAccess(Session& session, const AreaName& area, mailbox::Rights need) {
   const mailbox::MailboxName& name = area.name;
-  if (!isOwner(session, name) && !mayAdminister(session, name)) {
-    return Status::notFound("no such mailbox");
-  }
-  const mailbox::Rights rights = mailbox::right::kLookup | mailbox::right::kRead;
+  const bool owner = isOwner(session, name);
+  if (!owner && !mayAdminister(session, name)) return Status::notFound("no such mailbox");
+  // The owner reads their own bin. An admin sees it (and may undelete) but, as everywhere,
+  // reads mail only where the folder's ACL lets them.
+  auto rightsFor = [&](const mailbox::MailboxEntry& e) {
+    mailbox::Rights r = mailbox::right::kLookup;
+    if (owner || (rightsOn(session, name, e) & mailbox::right::kRead) != 0) {
+      r |= mailbox::right::kRead;
+    }
+    return r;
+  };
+  auto checked = [&](AreaView v) -> Result<AreaView> {
+    if ((v.access.rights & need) != need) {
+      return Status::permission("missing the " + mailbox::rightsToString(need) + " right");
+    }
+    return v;
+  };
   if (!area.isDeleted()) {
     auto entry = session.store().list().lookup(name);
     if (!entry.ok()) return entry.status();
@@ -78,7 +91,8 @@ Result<AreaView> areaViewAccess(Session& session, const AreaName& area) {
         0) {
       return Status::notFound("no such mailbox");
     }
-    return AreaView{area, MailboxAccess{name, *entry, rights}, std::nullopt};
+    const mailbox::Rights rights = rightsFor(*entry);
+    return checked(AreaView{area, MailboxAccess{name, *entry, rights}, std::nullopt});
   }
   DARIUS_ASSIGN_OR_RETURN(std::vector<mailbox::DeletedMailbox> kept,
                           session.store().listDeleted(name));
@@ -89,7 +103,8 @@ Result<AreaView> areaViewAccess(Session& session, const AreaName& area) {
     e.partition = d.partition;
     e.uidvalidity = d.uidvalidity;
     e.acl = d.acl;
-    return AreaView{area, MailboxAccess{name, std::move(e), rights}, std::move(d)};
+    const mailbox::Rights rights = rightsFor(e);
+    return checked(AreaView{area, MailboxAccess{name, std::move(e), rights}, std::move(d)});
   }
   return Status::notFound("no such deleted folder");
 }

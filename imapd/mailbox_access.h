@@ -67,8 +67,9 @@ struct AreaName {
 // its time, or a folder part that is no name.
 base::Result<std::optional<AreaName>> areaNameOf(const Session& session, std::string_view wire);
 
-// A view of the areas the user may open, with its rights (l and r: read-only; FETCH,
-// SEARCH, COPY out). For a deleted folder, the folder, and an entry made from its header.
+// A view of the areas the user may open, with its rights (read-only: l, and r for the owner,
+// or for an admin whom the folder's ACL gives r; FETCH, SEARCH, COPY out). For a deleted
+// folder, the folder, and an entry made from its header.
 struct AreaView {
   AreaName area;
   MailboxAccess access;
@@ -77,7 +78,9 @@ struct AreaView {
 // Only the owner of a personal folder, or an admin of its domain, sees its views; kNotFound
 // otherwise (as for a folder they may not see), and for a live folder or deleted folder that
 // does not exist. Reads the deleted area: call it from the blocking pool.
-base::Result<AreaView> areaViewAccess(Session& session, const AreaName& area);
+// kPermission (NOPERM: they may know it is there) when the rights lack `need`.
+base::Result<AreaView> areaViewAccess(Session& session, const AreaName& area,
+                                      mailbox::Rights need);
 // Opens the view (Store::openExpungedView, Store::openDeleted). Blocking.
 base::Result<mailbox::OpenMailbox> openAreaView(Session& session, const AreaView& view);
 bool isOwner(const Session& session, const mailbox::MailboxName& name);

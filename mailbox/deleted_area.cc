@@ -1,5 +1,6 @@
 #include "mailbox/deleted_area.h"
 
+#include <cstdio>
 #include <ctime>
 #include <map>
 
@@ -32,7 +33,8 @@ std::optional<int64_t> parseStamp(std::string_view s) {
   tm.tm_hour = num(9, 2);
   tm.tm_min = num(12, 2);
   tm.tm_sec = num(15, 2);
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+  // A DELETE happens after 1970; and strftime pads no year below 1000 to four digits.
+  if (tm.tm_year < 70 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
       tm.tm_sec > 59) {
     return std::nullopt;
   }
@@ -51,13 +53,23 @@ std::optional<int64_t> parseStamp(std::string_view s) {
 
 std::optional<DeletedEntryName> parseDeletedEntryName(std::string_view entry) {
   size_t dash = entry.find('-');
-  if (dash == 0 || dash == std::string_view::npos || dash > 18 || dash + 1 == entry.size()) {
-    return std::nullopt;
+  if (dash == 0 || dash == std::string_view::npos || dash + 1 == entry.size()) return std::nullopt;
+  std::string_view time = entry.substr(0, dash);
+  std::string_view ns;
+  if (size_t dot = time.find('.'); dot != std::string_view::npos) {
+    ns = time.substr(dot + 1);
+    time = time.substr(0, dot);
+    if (ns.size() != 9) return std::nullopt;
   }
+  if (time.empty() || time.size() > 18) return std::nullopt;
   DeletedEntryName out;
-  for (size_t i = 0; i < dash; ++i) {
-    if (!isDigit(entry[i])) return std::nullopt;
-    out.deleted_at = out.deleted_at * 10 + (entry[i] - '0');
+  for (char c : time) {
+    if (!isDigit(c)) return std::nullopt;
+    out.deleted_at = out.deleted_at * 10 + (c - '0');
+  }
+  for (char c : ns) {
+    if (!isDigit(c)) return std::nullopt;
+    out.deleted_ns = out.deleted_ns * 10 + (c - '0');
   }
   std::string_view id = entry.substr(dash + 1);
   if (id.size() > 128) return std::nullopt;
@@ -66,6 +78,12 @@ std::optional<DeletedEntryName> parseDeletedEntryName(std::string_view entry) {
   }
   out.unique_id = std::string(id);
   return out;
+}
+
+std::string deletedEntryName(int64_t sec, int64_t ns, std::string_view unique_id) {
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%09lld", static_cast<long long>(ns % 1'000'000'000));
+  return std::to_string(sec) + frac + "-" + std::string(unique_id);
 }
 
 std::string deletedSuffix(int64_t deleted_at, uint32_t ordinal) {

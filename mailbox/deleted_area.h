@@ -4,7 +4,7 @@
 // still holds the name it had, its UIDVALIDITY and its ACL, so the area needs no catalogue of
 // its own. IMAP shows each as `.DELETED<sep><folder>-<YYYYMMDD-HH:MM:SS>` (UTC); two deletes
 // of one name in the same second get `-2`, `-3`, ... after the second one, in the order they
-// were deleted.
+// were deleted (the entry's name keeps the nanoseconds too).
 //
 // Ownership: plain values and pure functions. Thread-safety: safe from any thread.
 #pragma once
@@ -27,18 +27,23 @@ struct DeletedMailbox {
   std::string dir{};      // the directory: <partition root>/darius.deleted/<entry>
   std::string unique_id{};
   int64_t deleted_at = 0;  // seconds since the epoch
+  int64_t deleted_ns = 0;  // and nanoseconds within it (0 in entries made before they were kept)
   uint32_t uidvalidity = 0;
   std::string acl{};
   // 1 unless another folder of the same name was deleted in the same second (see above).
   uint32_t ordinal = 1;
 };
 
-// "<time>-<unique id>" -> its parts; nullopt for anything else in the area (".uncreated"
-// debris of a rolled-back create, ".purging" directories of a removal in progress).
+// "<time>[.<nanoseconds, 9 digits>]-<unique id>" -> its parts; nullopt for anything else in
+// the area (".uncreated" debris of a rolled-back create, ".purging" directories of a removal
+// in progress). The nanoseconds order two deletes within one second.
 struct DeletedEntryName {
   int64_t deleted_at = 0;
+  int64_t deleted_ns = 0;
   std::string unique_id;
 };
+// The entry a DELETE at `sec`.`ns` of `unique_id` moves to.
+std::string deletedEntryName(int64_t sec, int64_t ns, std::string_view unique_id);
 std::optional<DeletedEntryName> parseDeletedEntryName(std::string_view entry);
 
 // The suffix IMAP adds to a deleted folder's name: "-YYYYMMDD-HH:MM:SS" in UTC, then "-N"

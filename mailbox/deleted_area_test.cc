@@ -12,7 +12,16 @@ TEST(DeletedArea, EntryNames) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->deleted_at, 1764244800);
   EXPECT_EQ(e->unique_id, "ab_C-9");
+  e = parseDeletedEntryName("1764244800.000000042-ab");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->deleted_at, 1764244800);
+  EXPECT_EQ(e->deleted_ns, 42);
+  EXPECT_EQ(e->unique_id, "ab");
+  EXPECT_EQ(deletedEntryName(1764244800, 42, "ab"), "1764244800.000000042-ab");
+  EXPECT_EQ(parseDeletedEntryName("1764244800-ab")->deleted_ns, 0);
   for (const char* bad : {"", "-", "12-", "-abc", "12x-abc", "1764244800-abc.uncreated",
+                          "1764244800.42-ab", "1764244800.-ab", ".000000042-ab",
+                          "1764244800.00000004x-ab", "1764244800.000000042-ab.purging",
                           "1764244800-abc.purging", "1764244800-a/b", "99999999999999999999-a"}) {
     EXPECT_FALSE(parseDeletedEntryName(bad)) << bad;
   }
@@ -40,6 +49,7 @@ TEST(DeletedArea, SuffixRoundTrips) {
 TEST(DeletedArea, MalformedDisplayNames) {
   for (const char* bad : {"", "Old", "Old-", "-20251127-12:00:00", "Old-20251127-12:00",
                           "Old-20251127-24:00:00", "Old-20250231-12:00:00",
+                          "Old-01621127-12:29:42", "Old-19691231-23:59:59",
                           "Old-20251127-12:00:00-1", "Old-20251127-12:00:00-02",
                           "Old-20251127-12:00:00-", "Old-20251127-12:00:00-x",
                           "Old-2025112-712:00:00", "Old-20251127-12:00:00-99999999999"}) {

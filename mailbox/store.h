@@ -284,8 +284,7 @@ class Store {
 
   // --- The deleted area (store_deleted.cc, mailbox/deleted_area.h) ---
   // The folders DELETE kept whose old name is `scope` or below it (all when nullopt), on
-  // every partition, oldest first (within one second, by the change time of the directory),
-  // ordinals set. Entries that hold no
+  // every partition, oldest first (to the nanosecond the entry's name keeps), ordinals set. Entries that hold no
   // readable header (debris, a removal in progress) are skipped.
   base::Result<std::vector<DeletedMailbox>> listDeleted(const std::optional<MailboxName>& scope);
   // The deleted folder read-only (Mailbox::openReadOnly), or its expunged view. The entry is

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <ctime>
+#include <tuple>
 
 #include "lib/io/path.h"
 #include "lib/log/log.h"
@@ -38,9 +38,7 @@ uint64_t internal::treeBytes(io::Env& env, const std::string& dir) {
 }
 
 Result<std::vector<DeletedMailbox>> Store::listDeleted(const std::optional<MailboxName>& scope) {
-  // Each with the nanosecond change time of its directory (set when DELETE moved or made it),
-  // which orders two deletes within one second: their entries' names only know the second.
-  std::vector<std::pair<int64_t, DeletedMailbox>> found;
+  std::vector<DeletedMailbox> out;
   for (const Partition& p : options_.partitions) {
     auto entries = env_.listDir(p.deletedDir());
     if (!entries.ok()) {
@@ -66,23 +64,16 @@ Result<std::vector<DeletedMailbox>> Store::listDeleted(const std::optional<Mailb
                        .dir = std::move(dir),
                        .unique_id = parsed->unique_id,
                        .deleted_at = parsed->deleted_at,
+                       .deleted_ns = parsed->deleted_ns,
                        .uidvalidity = h->uidvalidity,
                        .acl = h->acl};
-      struct stat st {};
-      const int64_t changed =
-          ::stat(d.dir.c_str(), &st) == 0
-              ? static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec
-              : 0;
-      found.emplace_back(changed, std::move(d));
+      out.push_back(std::move(d));
     }
   }
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.second.deleted_at, a.first, a.second.unique_id) <
-           std::tie(b.second.deleted_at, b.first, b.second.unique_id);
+  std::sort(out.begin(), out.end(), [](const DeletedMailbox& a, const DeletedMailbox& b) {
+    return std::tie(a.deleted_at, a.deleted_ns, a.unique_id) <
+           std::tie(b.deleted_at, b.deleted_ns, b.unique_id);
   });
-  std::vector<DeletedMailbox> out;
-  out.reserve(found.size());
-  for (auto& f : found) out.push_back(std::move(f.second));
   // Ordinals count every folder of a name, whatever the scope: a scope is always a subtree,
   // which holds all folders of each name in it.
   numberDeleted(out);
@@ -167,7 +158,7 @@ Result<MailboxEntry> Store::undelete(const DeletedMailbox& deleted, const Mailbo
   return entry;
 }
 
-Status internal::finishUndelete(Store& store, const Intent& in) {
+Status internal::finishUndelete(Store& store, const Intent& in, bool recovering) {
   DARIUS_ASSIGN_OR_RETURN(MailboxName to, MailboxName::parse(in.name));
   DARIUS_ASSIGN_OR_RETURN(const Partition* p, store.partition(in.partition));
   const std::string from = p->deletedDir() + "/" + in.target;
@@ -176,18 +167,37 @@ Status internal::finishUndelete(Store& store, const Intent& in) {
     auto h = readMailboxHeader(store.env(), d);
     return h.ok() ? h->unique_id : std::string();
   };
-  // (1) The directory comes back: one rename(2), or merged into the plain directory that
-  // holds the folder's children when it had some. Its lock is held so that no reader of the
-  // deleted view is half-way through a read of a file that moves.
+  // (1) The directory comes back: one rename(2) when nothing is at the target, else its
+  // files are moved into the plain directory that holds the children it left, darius.header
+  // last, so that wherever the header is, everything before it has moved.
   if (idAt(from) == in.unique_id) {
     const std::string there = idAt(dir);
     if (!there.empty() && there != in.unique_id) {
-      return Status::exists(in.name + ": another mailbox is in " + dir);
+      if (!recovering) return Status::exists(in.name + ": another mailbox is in " + dir);
+      // Only a hand edit or reconstruct gets here (every writer finishes intents first): the
+      // folder stays in the deleted area rather than block every namespace operation.
+      log::error("undelete of {} as {}: another mailbox is in {}; left in the deleted area",
+                 in.target, in.name, dir);
+      return Status::ok();
     }
+    // Its lock is held so that no reader of the deleted view is half-way through a read of a
+    // file that moves.
     DARIUS_ASSIGN_OR_RETURN(auto locks, internal::lockMailboxDirs(store.env(), {from}));
-    DARIUS_RETURN_IF_ERROR(internal::mergeMove(store.env(), from, dir));
+    DARIUS_ASSIGN_OR_RETURN(bool target_exists, store.env().fileExists(dir));
+    if (!target_exists) {
+      DARIUS_RETURN_IF_ERROR(internal::mergeMove(store.env(), from, dir));
+    } else {
+      DARIUS_RETURN_IF_ERROR(internal::moveOwnFiles(store.env(), from, dir));
+    }
   }
   if (idAt(dir) != in.unique_id) return Status::ok();  // gone before it started: nothing to do
+  // What moveOwnFiles leaves: the emptied directory (a lock file at most, which a reader of
+  // the view may have made again).
+  DARIUS_ASSIGN_OR_RETURN(bool left, store.env().fileExists(from));
+  if (left) {
+    DARIUS_RETURN_IF_ERROR(io::removeTree(store.env(), from));
+    DARIUS_RETURN_IF_ERROR(store.env().syncDir(p->deletedDir()));
+  }
   // (2) Its header takes the new name (reconstruct lists it from there).
   {
     DARIUS_ASSIGN_OR_RETURN(auto locks, internal::lockMailboxDirs(store.env(), {dir}));
@@ -218,6 +228,8 @@ Result<uint64_t> Store::purgeDeleted(const DeletedMailbox& deleted) {
     // Under the namespace lock: an undelete of the same folder either finished first (the
     // header is gone from here) or finds nothing.
     DARIUS_ASSIGN_OR_RETURN(io::FileLock ns, lockNamespace());
+    // An undelete a failure cut short is finished first: its folder is wanted back.
+    DARIUS_RETURN_IF_ERROR(recoverLocked());
     auto h = readMailboxHeader(env_, deleted.dir);
     if (!h.ok() || h->unique_id != deleted.unique_id) {
       return Status::notFound(deleted.name.toString() + ": no longer in the deleted area");

@@ -2,6 +2,7 @@
 // same Hermes policy as for expunged messages, on the owner's deleted folders: each folder is
 // one held item, its size what its files take on disk and its time the DELETE's. A folder is
 // removed whole (Store::purgeDeleted), never in part.
+#include <algorithm>
 #include <map>
 
 #include "lib/io/path.h"
@@ -13,10 +14,6 @@ namespace darius::mailbox {
 
 using base::Result;
 using base::Status;
-
-namespace {
-
-}  // namespace
 
 Result<std::vector<ExpireOutcome>> Store::expireDeleted(const std::optional<MailboxName>& scope,
                                                         const ExpireOptions& options) {
@@ -30,7 +27,8 @@ Result<std::vector<ExpireOutcome>> Store::expireDeleted(const std::optional<Mail
         std::string dir = p.deletedDir() + "/" + e;
         Status s = io::removeTree(env_, dir);
         if (s.isOk()) s = env_.syncDir(p.deletedDir());
-        if (!s.isOk()) log::warning("expire: finishing the removal of {}: {}", dir, s.toString());
+        // Another run (dariusd's and `darius expire`) may be removing it at the same time.
+        if (!s.isOk() && s.code() != base::Code::kNotFound) log::warning("expire: finishing the removal of {}: {}", dir, s.toString());
       }
     }
   }

@@ -409,7 +409,7 @@ Status Store::applyIntent(const Intent& in, bool recovering) {
     }
     case Intent::Op::kUndelete:
       // Rolls forward: the folder is wanted back, and each step is repeatable.
-      return internal::finishUndelete(*this, in);
+      return internal::finishUndelete(*this, in, recovering);
   }
   return Status::invalid("unknown intent");
 }

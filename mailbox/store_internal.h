@@ -39,7 +39,9 @@ base::Result<Intent> decodeIntent(std::string_view text);
 
 // Undelete's steps (store_deleted.cc), each repeatable: the directory moves back from the
 // deleted area, its header takes the new name, and the list entry is made last.
-base::Status finishUndelete(Store& store, const Intent& in);
+// `recovering`: a target taken by another mailbox leaves the folder where it is (logged)
+// instead of failing, so that an impossible intent cannot block every later operation.
+base::Status finishUndelete(Store& store, const Intent& in, bool recovering);
 
 // The deleted area (store_deleted.cc): the suffix of a folder being removed for good, and
 // what a directory's files take, subdirectories included.

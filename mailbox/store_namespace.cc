@@ -183,8 +183,20 @@ Result<std::optional<DeletedMailbox>> Store::removeLocked(const MailboxName& nam
   in.partition = p->name;
   // Unique id and time: the same name deleted twice in one second gets two places (DESIGN.md
   // §8), and `darius expire` can tell the age from the name.
-  in.target = std::to_string(::time(nullptr)) + "-" + entry.unique_id;
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  in.target = deletedEntryName(now.tv_sec, now.tv_nsec, entry.unique_id);
   in.own_files_only = children;
+  {
+    // Undelete restores the ACL from the header's copy: make sure it is the list's (a crash
+    // between updateEntry's two writes may have left it older).
+    DARIUS_ASSIGN_OR_RETURN(auto locks, internal::lockMailboxDirs(env_, {dir}));
+    auto h = readMailboxHeader(env_, dir);
+    if (h.ok() && h->acl != entry.acl) {
+      h->acl = entry.acl;
+      DARIUS_RETURN_IF_ERROR(writeMailboxHeader(env_, dir, *h));
+    }
+  }
   DARIUS_ASSIGN_OR_RETURN(std::string intent, writeIntent(in));
   DARIUS_RETURN_IF_ERROR(applyIntent(in, /*recovering=*/false));
   DARIUS_RETURN_IF_ERROR(removeIntent(intent));
@@ -201,6 +213,7 @@ Result<std::optional<DeletedMailbox>> Store::removeLocked(const MailboxName& nam
                       .dir = p->deletedDir() + "/" + in.target,
                       .unique_id = entry.unique_id,
                       .deleted_at = parsed ? parsed->deleted_at : 0,
+                      .deleted_ns = parsed ? parsed->deleted_ns : 0,
                       .uidvalidity = entry.uidvalidity,
                       .acl = entry.acl};
   return std::optional<DeletedMailbox>(std::move(kept));

@@ -7,6 +7,7 @@
 #include "lib/io/path.h"
 #include "mailbox/namespace.h"
 #include "mailbox/seen_db.h"
+#include "mailbox/store.h"
 #include "tools/cli_common.h"
 
 namespace darius::tools {
@@ -29,6 +30,25 @@ Status removeSeenStates(const config::Config& config, std::string_view name) {
       mailbox::SeenDb::open(io::joinPath(config.getPath("data_dir"), mailbox::kSeenDbName),
                             backend));
   return seen->removeUser(user->userId());
+}
+
+// The folders DELETE kept of the account go with it too: the deleted area is owned by name,
+// so a new account of the same name would otherwise see and undelete them. (Mailboxes still
+// listed stay: an administrator deletes those, and undeletes from the area before this.)
+base::Result<size_t> removeDeletedFolders(const config::Config& config, std::string_view name) {
+  DARIUS_ASSIGN_OR_RETURN(mailbox::Namespace ns, mailbox::Namespace::fromConfig(config));
+  auto user = ns.parseUser(name);
+  if (!user.ok()) return size_t{0};
+  DARIUS_ASSIGN_OR_RETURN(mailbox::MailboxName inbox, ns.inboxOf(*user));
+  DARIUS_ASSIGN_OR_RETURN(auto store, mailbox::Store::open(config));
+  DARIUS_ASSIGN_OR_RETURN(std::vector<mailbox::DeletedMailbox> kept, store->listDeleted(inbox));
+  size_t n = 0;
+  for (const mailbox::DeletedMailbox& d : kept) {
+    auto gone = store->purgeDeleted(d);
+    if (!gone.ok() && gone.status().code() != base::Code::kNotFound) return gone.status();
+    n += gone.ok() ? 1 : 0;
+  }
+  return n;
 }
 
 }  // namespace
@@ -55,7 +75,12 @@ int runUserCommand(const std::string& config_path, const UserCommand& cmd) {
     if (!s.isOk()) return reportFailure("user del " + cmd.name, s);
     s = removeSeenStates(*config, cmd.name);
     if (!s.isOk()) return reportFailure("user del " + cmd.name + ": seen states", s);
+    auto folders = removeDeletedFolders(*config, cmd.name);
+    if (!folders.ok()) {
+      return reportFailure("user del " + cmd.name + ": deleted folders", folders.status());
+    }
     std::printf("deleted user %s\n", cmd.name.c_str());
+    if (*folders > 0) std::printf("removed %zu deleted folders of %s\n", *folders, cmd.name.c_str());
     return 0;
   }
   std::string password;

@@ -136,7 +136,13 @@ void addUserSeen(Session& session, const mailbox::MailboxName& name, const std::
 
 asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
   auto name = internalName(session, args.mailbox);
-  if (!name.ok()) co_return Reply::no("No such mailbox", "TRYCREATE");
+  if (!name.ok()) {
+    // The reserved areas (docs/design/expunge.md) take nothing in, and cannot be created.
+    auto area = areaNameOf(session, args.mailbox);
+    if (!area.ok()) co_return Reply::no(area.status().message(), "CANNOT");
+    if (*area) co_return Reply::no("The expunged and deleted areas are read-only", "CANNOT");
+    co_return Reply::no("No such mailbox", "TRYCREATE");
+  }
   auto access = findMailbox(session, *name);
   if (!access.ok()) {
     if (access.status().code() == base::Code::kNotFound) {

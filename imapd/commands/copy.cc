@@ -46,7 +46,13 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
     co_return Reply::no("Permission denied on the source", "NOPERM");
   }
   auto target = internalName(session, args.mailbox);
-  if (!target.ok()) co_return Reply::no("No such mailbox", "TRYCREATE");
+  if (!target.ok()) {
+    // The reserved areas (docs/design/expunge.md) take nothing in, and cannot be created.
+    auto area = areaNameOf(session, args.mailbox);
+    if (!area.ok()) co_return Reply::no(area.status().message(), "CANNOT");
+    if (*area) co_return Reply::no("The expunged and deleted areas are read-only", "CANNOT");
+    co_return Reply::no("No such mailbox", "TRYCREATE");
+  }
   auto access = findMailbox(session, *target);
   if (!access.ok()) {
     if (access.status().code() == base::Code::kNotFound) {

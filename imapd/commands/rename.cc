@@ -43,7 +43,7 @@ asio::awaitable<Reply> undelete(Session& session, const AreaName& area,
   if (area.kind != AreaName::Kind::kDeleted) {
     co_return Reply::no("Expunged messages come back by COPY, not RENAME", "CANNOT");
   }
-  auto view = co_await session.blocking([&] { return areaViewAccess(session, area); });
+  auto view = co_await session.blocking([&] { return areaViewAccess(session, area, mailbox::right::kLookup); });
   if (!view.ok()) co_return replyFor(session, view.status(), "RENAME");
   if (!mayCreateUnder(session, to)) co_return Reply::no("Permission denied", "NOPERM");
   if (auto there = session.store().list().lookup(to); there.ok()) {

@@ -156,7 +156,7 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
   base::Result<MailboxAccess> access = base::Status::ok();
   std::optional<AreaView> view;
   if (bin) {
-    auto v = co_await session.blocking([&] { return areaViewAccess(session, **area); });
+    auto v = co_await session.blocking([&] { return areaViewAccess(session, **area, mailbox::right::kRead); });
     if (!v.ok()) co_return replyFor(session, v.status(), what);
     access = v->access;
     view = std::move(*v);

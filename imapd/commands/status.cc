@@ -46,7 +46,8 @@ asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
   base::Result<std::string> values = base::Status::ok();
   if (bin) {
     values = co_await session.blocking([&]() -> base::Result<std::string> {
-      DARIUS_ASSIGN_OR_RETURN(AreaView view, areaViewAccess(session, **area));
+      DARIUS_ASSIGN_OR_RETURN(AreaView view,
+                              areaViewAccess(session, **area, mailbox::right::kRead));
       DARIUS_ASSIGN_OR_RETURN(mailbox::OpenMailbox m, openAreaView(session, view));
       return statusValuesOf(session.store(), m, args.items, session.settings().max_append_size);
     });

@@ -59,8 +59,10 @@ base::Result<std::vector<ListedName>> listReservedAreas(mailbox::Store& store,
       if (!namesArea(p, ns, *area)) continue;
       std::string text = *area + p.text().substr(area->size());
       // `.EXPUNGED/.DELETED...`: the inner area is respelled too.
-      if (area == &bin && text.size() > bin.size() + kept.size() &&
-          ::strncasecmp(text.data() + bin.size() + 1, kept.data(), kept.size()) == 0) {
+      const size_t inner_end = bin.size() + 1 + kept.size();
+      if (area == &bin && text.size() >= inner_end &&
+          ::strncasecmp(text.data() + bin.size() + 1, kept.data(), kept.size()) == 0 &&
+          (text.size() == inner_end || text[inner_end] == ns.separator())) {
         text.replace(bin.size() + 1, kept.size(), kept);
       }
       naming.emplace_back(text, ns.separator());

@@ -143,7 +143,13 @@ class DeletedFoldersTest(unittest.TestCase):
         self.assertIn(b"ALREADYEXISTS", data[0])
         # Reserved targets and sources: CREATE, APPEND, SETACL, RENAME into, DELETE.
         self.assertEqual(m.create('".DELETED/x-20200101-00:00:00"')[0], "NO")
-        self.assertEqual(m.append(f'"{kept}"', None, None, message(9).encode())[0], "NO")
+        typ, data = m.append(f'"{kept}"', None, None, message(9).encode())
+        self.assertEqual(typ, "NO")
+        self.assertIn(b"[CANNOT]", data[0])  # never TRYCREATE: no CREATE can make it
+        typ, data = m.copy("1", f'"{kept}"') if m.select("INBOX")[0] == "OK" else ("?", [b""])
+        self.assertEqual(typ, "NO")
+        self.assertIn(b"[CANNOT]", data[0])
+        self.assertEqual(m.unselect()[0], "OK")
         self.assertEqual(m.setacl(f'"{kept}"', "bob", "lr")[0], "NO")
         self.assertEqual(m.rename("Old", f'"{kept}"')[0], "NO")
         self.assertEqual(m.rename(f'"{kept}"', '".DELETED/y"')[0], "NO")
@@ -173,10 +179,27 @@ class DeletedFoldersTest(unittest.TestCase):
             self.assertEqual(typ, "NO", data)
             self.assertIn(b"NONEXISTENT", data[0])
             self.assertEqual(bob.rename(name, "Mine")[0], "NO")
+        # An admin sees them, and reads one only where its ACL lets them (here via anyone).
         admin = self.login(inst, "cyrus", "cyrus-pw")
         typ, data, _ = self.raw_select(admin, f'".DELETED/Other Users/alice/Shared{suffix}"',
                                        "EXAMINE")
         self.assertEqual(typ, "OK", data)
+        self.fill(m, "Private", n=1, expunge=None)
+        self.assertEqual(m.delete("Private")[0], "OK")
+        private = [n for n in self.list_names(m, '".DELETED/*"') if "Private" in n][0]
+        private = "Other Users/alice/" + private[len(".DELETED/"):]
+        typ, data, _ = self.raw_select(admin, f'".DELETED/{private}"', "EXAMINE")
+        self.assertEqual(typ, "NO", data)
+        self.assertIn(b"NOPERM", data[0])
+        # ... but may bring it back for the user.
+        self.assertEqual(admin.rename(f'".DELETED/{private}"', '"Other Users/alice/Private"')[0],
+                         "OK")
+        self.assertEqual(m.select("Private", readonly=True)[0], "OK")
+        # The account goes, and its deleted folders with it: a new alice does not inherit them.
+        darius("user", "del", "-C", inst.conf, "alice")
+        darius("user", "add", "-C", inst.conf, "alice", "--password", "new-pw")
+        new = self.login(inst, "alice", "new-pw")
+        self.assertEqual(self.list_names(new, '".DELETED/*"'), [])
 
     def test_dot_separator_and_the_command_line(self):
         inst = self.start(unixhiersep="no")
