@@ -100,6 +100,20 @@ class CheckFailuresTest(unittest.TestCase):
         runs["darius"]["imap_search"] = [copy.deepcopy(r)]
         self.assertEqual(len(check(runs, ("darius", "cyrus"))), 1)
 
+    def test_not_applicable_is_accepted_from_an_anchor_only(self):
+        # Issue 18: Dovecot has no delayed expunge, so its expire row has no phase two.
+        na = {"ok": True, "metrics": {"expunge_per_s": 1.0},
+              "not_applicable": {m: "no delayed expunge" for m in ("expire_per_s", "probe_max_ms", "probe_p99_ms",
+                                                                    "baseline_max_ms")}}
+        runs = ok_run(("darius", "dovecot"))
+        runs["dovecot"]["expire"] = [na]
+        self.assertEqual(check(runs, ("darius", "dovecot")), [])
+        table = report.build_table(runs, ["darius", "dovecot"], [], PHYSICAL)
+        line = next(l for l in table.splitlines() if l.startswith("expire of those N"))
+        self.assertIn("n/a", line)
+        runs["darius"]["expire"] = [copy.deepcopy(na)]
+        self.assertEqual(len(check(runs, ("darius", "dovecot"))), 4)
+
     def test_darius_only_benches_and_physical_probe(self):
         self.assertEqual(len(check(ok_run(), darius_rows={"darius_db_bench": ["exit 1: boom"]})), 1)
         self.assertEqual(check(ok_run(), darius_rows={}), ["darius-only benches: no results"])

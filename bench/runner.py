@@ -4,13 +4,14 @@ run. Called by bench/run.sh (see bench/README.md for what each row measures).
 
     python3 bench/runner.py [--quick] [--servers darius,dovecot,cyrus] [--rounds N]
                             [--only ROW,...] [--check] [--install-anchors]
-                            [--darius-build DIR] [--results DIR]
+                            [--darius-build DIR] [--results DIR] [--expire-size N]
 
 Steps: build Darius in Release (build/bench) and the load client; write the corpus (fixed
 seed, cached) and verify its manifest; run the load client's self-test; measure the
 machine's fsync rate and page-cache bandwidth; then, round by round, with the server order
 rotated each round, for each server: a fresh private instance, every workload through
-darius_load (one process per workload, JSON out), stop. Darius-only rows come from
+darius_load (one process per workload, JSON out), stop; then, per server, issue 18's expire
+and undelete rows on an instance of their own (run_expire). Darius-only rows come from
 darius_db_bench and darius_mailbox_bench. Raw JSON per run goes to the results directory;
 one table of medians (min..max) and ratios Darius/anchor is printed and saved.
 
@@ -45,10 +46,12 @@ PARAMS = {
     "quick": dict(rounds=1, users=50, mailbox=1000, corpus=1500, lmtp1=100, lmtp8=400, multi=100,
                   rcpts=4, logins=50, selects=50, pop3=1000, append=100, idle=1000, mixed=10,
                   db_keys=20000, db_updates=200, mb_msgs=2000, shared=2000, visible=200, list_reps=20,
+                  expire=2000, expire_keep=100, expire_think_ms=1, undelete=200, undelete_reps=3,
                   timeout=900),
     "full": dict(rounds=3, users=100, mailbox=10000, corpus=12000, lmtp1=1000, lmtp8=4000, multi=500,
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
                  db_keys=200000, db_updates=1000, mb_msgs=10000, shared=100000, visible=1000, list_reps=20,
+                 expire=100000, expire_keep=1000, expire_think_ms=1, undelete=1000, undelete_reps=3,
                  timeout=3600),
 }
 
@@ -70,11 +73,14 @@ NAMING = {
 }
 
 # Every server runs these rows, in this order (run_server's plan; --only picks some).
-ROW_KEYS = ["lmtp_first", "lmtp1", "lmtp8", "lmtp_multi", "populate", "imap_login", "imap_select",
-            "imap_fetch_meta", "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append",
-            "imap_expunge", "imap_idle_sessions", "mixed", "list_shared"]
+MAIN_ROW_KEYS = ["lmtp_first", "lmtp1", "lmtp8", "lmtp_multi", "populate", "imap_login", "imap_select",
+                 "imap_fetch_meta", "imap_fetch_body", "imap_search", "pop3_retr", "imap_store", "imap_append",
+                 "imap_expunge", "imap_idle_sessions", "mixed"]
+# Issue 18's rows (two-phase expunge): an instance of their own per server (run_expire), after
+# every server's other rows of the round.
+EXPIRE_ROW_KEYS = ["undelete", "expire"]
 # list_shared runs on an instance of its own (run_list), after the others.
-MAIN_ROW_KEYS = ROW_KEYS[:-1]
+ROW_KEYS = MAIN_ROW_KEYS + ["list_shared"] + EXPIRE_ROW_KEYS
 
 harness_errors = []
 
@@ -340,6 +346,149 @@ def end_list(inst, lwd, workdir):
     os.sync()
 
 
+def seed(inst, load_exe, corpus, p, first, count, per_user, tag):
+    """per_user corpus messages into the INBOX of each of `count` users bench<first>...: one
+    delivery to each on one connection first (it makes the INBOX; Cyrus's autocreate_post
+    races concurrent first deliveries), then the rest by LMTP on 8 connections, every
+    Message-ID made unique by a tag (duplicate suppression). Cyrus takes the rest as files and
+    `reconstruct` (ServerInstance.provision_cyrus_messages: its delivery into one mailbox is
+    far too slow for 100,000). Returns (seconds, how) or raises servers.ServerError."""
+    t0 = time.time()
+    common = ["--imap-port", inst.imap, "--lmtp-port", inst.lmtp, "--pop3-port", inst.pop3, "--corpus", corpus,
+              "--first-user", first, "--users", first + count - 1, "--timeout", 600]
+    r = load(load_exe, "lmtp", common + ["--count", count, "--conns", 1, "--offset", 0, "--tag", tag + "a"],
+             p["timeout"])
+    if not r.get("ok"):
+        raise servers.ServerError("seeding, first delivery: " + r.get("error", ""))
+    how = "LMTP, 1 connection"
+    if per_user > 1 and inst.name == "cyrus":
+        inst.provision_cyrus_messages([f"bench{first + i}" for i in range(count)], corpus, per_user - 1, 1)
+        how = "LMTP (1 each) + files and reconstruct"
+    elif per_user > 1:
+        # Message k goes to bench<first + k % count>: (per_user - 1) * count gives each its rest.
+        r = load(load_exe, "lmtp", common + ["--count", (per_user - 1) * count, "--conns", 8, "--offset", count,
+                                             "--tag", tag + "b"], p["timeout"])
+        if not r.get("ok"):
+            raise servers.ServerError("seeding: " + r.get("error", ""))
+        how = "LMTP, 8 connections"
+    os.sync()  # what the seeding wrote is on disk before anything is timed
+    return time.time() - t0, how
+
+
+def run_expire(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status, keys):
+    """Issue 18's rows (docs/design/expunge.md) on a fresh instance of their own, with users
+    bench1 (expire) and bench2.. (undelete, one per repetition); no ACLs or quotas.
+
+    undelete: each of p["undelete_reps"] users gets p["undelete"] messages, which darius_load
+    `undelete` expunges and restores into the INBOX (Darius over IMAP from .EXPUNGED/INBOX,
+    Cyrus with its unexpunge tool, Dovecot not at all), timed, and then copies, live, into an
+    empty folder (the reference).
+
+    expire: bench1's INBOX gets p["expire"] + p["expire_keep"] messages; darius_load `expire`
+    expunges the first p["expire"] with one STORE+EXPUNGE (phase one), then runs the server's
+    expire command (phase two; none for Dovecot) while another session works on the INBOX, and
+    reports how long that session waited. Checked here as well: the store holds exactly
+    p["expire"] message files fewer afterwards, and Darius's expire says it removed them all.
+
+    Undelete runs first: the expire unlinks up to 100,000 files, after which ext4 allocates
+    inodes more slowly for a minute (end_round), which the undelete's seeding would pay. The
+    instance's directory is removed when the rows are done (its log kept with the round's)."""
+    if name == "darius" and build_status.get("dariusd") != "ok":
+        why = "dariusd " + build_status.get("dariusd", "not built")
+        return {k: {"ok": False, "error": why, "metrics": {}} for k in keys}
+    results = {}
+    reps = p["undelete_reps"]
+    inst = servers.ServerInstance(name, workdir, 1 + reps, darius_build, variant="expire")
+    try:
+        try:
+            inst.setup()
+            inst.start(timeout=120)
+        except servers.ServerError as e:
+            log(f"  {name}: expire rows fail: {e}")
+            return {k: {"ok": False, "error": f"{name}: {e}", "metrics": {}} for k in keys}
+        common = ["--imap-port", inst.imap, "--lmtp-port", inst.lmtp, "--pop3-port", inst.pop3,
+                  "--server-pid", inst.pid, "--timeout", 1800]
+        tag = f"r{round_no}e"
+        if "undelete" in keys:
+            t0 = time.time()
+            try:
+                seed_s, how = seed(inst, load_exe, corpus, p, 2, reps, p["undelete"], tag + "u")
+                cmd = inst.undelete_command()
+                via = "imap" if name == "darius" else "exec" if cmd else "none"
+                r = load(load_exe, "undelete", common + ["--first-user", 2, "--reps", reps, "--count", p["undelete"],
+                                                         "--via", via] + (["--exec", cmd] if cmd else []),
+                         p["timeout"])
+                r["seed"] = {"seconds": seed_s, "how": how}
+            except servers.ServerError as e:
+                r = {"ok": False, "error": f"{name}: {e}", "metrics": {}}
+            results["undelete"] = r
+            log(f"  {name} r{round_no} undelete: {time.time() - t0:.1f}s "
+                f"{'ok' if r.get('ok') else 'FAIL ' + r.get('error', '')[:200]}")
+        if "expire" in keys and inst.alive():
+            t0 = time.time()
+            n = p["expire"]
+            try:
+                seed_s, how = seed(inst, load_exe, corpus, p, 1, 1, n + p["expire_keep"], tag + "x")
+                log(f"  {name} r{round_no} expire: seeded {n + p['expire_keep']:,} messages in {seed_s:.1f}s ({how})")
+                cmd = inst.expire_command("bench1")
+                before = inst.message_files()
+                r = load(load_exe, "expire", common + ["--mailbox-user", "bench1", "--count", n,
+                                                       "--think-ms", p["expire_think_ms"]]
+                         + (["--exec", cmd] if cmd else []), p["timeout"])
+                after = inst.message_files()
+                r["seed"] = {"seconds": seed_s, "how": how, "msgs_per_s": (n + p["expire_keep"]) / seed_s}
+                r["message_files"] = {"before": before, "after": after}
+                if r.get("ok"):
+                    check_expire(name, r, n, before, after)
+            except servers.ServerError as e:
+                r = {"ok": False, "error": f"{name}: {e}", "metrics": {}}
+            results["expire"] = r
+            m = r.get("metrics", {})
+            log(f"  {name} r{round_no} expire: {time.time() - t0:.1f}s "
+                f"{'ok' if r.get('ok') else 'FAIL ' + r.get('error', '')[:200]} "
+                f"(EXPUNGE {m.get('expunge_s', 0):.2f}s, expire {m.get('expire_s', 0):.2f}s, "
+                f"longest wait {m.get('probe_max_ms', 0):.1f} ms)")
+        for k in keys:
+            results.setdefault(k, {"ok": False, "error": f"{name} is no longer running: {inst.log_tail(200)}",
+                                   "metrics": {}})
+        return results
+    finally:
+        inst.stop()
+        inst.remove()
+        os.sync()
+
+
+def check_expire(name, r, n, before, after):
+    """The expire row's checks beyond darius_load's: n message files fewer in the store after
+    the EXPUNGE (Dovecot) or the expire (Darius, Cyrus), and the expire's own account."""
+    def wrong(check, detail):
+        r["checks"][check] = detail
+        r["ok"] = False
+        r["wrong_result"] = True
+        r["error"] = r.get("error") or f"check {check} failed: {detail}"
+    r.setdefault("checks", {})
+    if before - after == n:
+        r["checks"]["message_files"] = "ok"
+    else:
+        wrong("message_files", f"{before:,} message files before, {after:,} after: expected {n:,} fewer")
+    out = r.get("notes", {}).get("expire_output", "")
+    if name == "darius":
+        try:
+            owners = json.loads(out[out.index("{"):])["owners"]
+            removed = sum(o["removed_messages"] for o in owners)
+        except (ValueError, KeyError, TypeError):
+            removed = None
+        if removed == n:
+            r["checks"]["expire_removed"] = "ok"
+        else:
+            wrong("expire_removed", f"darius expire removed {removed} of {n}: {out[-200:]}")
+    elif name == "cyrus":
+        if re.search(rf"expunged {n} out of", out):
+            r["checks"]["expire_removed"] = "ok"
+        else:
+            wrong("expire_removed", f"cyr_expire did not say it expunged {n}: {out[-200:]}")
+
+
 def parse_db_bench(out):
     rows = []
     lines = out.splitlines()
@@ -500,8 +649,10 @@ def rerender(outdir, check=False, svg=None):
     if only is None and "--only" in meta.get("command", "").split():  # runs before meta had "only"
         words = meta["command"].split()
         only = words[words.index("--only") + 1].split(",")
-    # Runs from before the shared-folder row (no "shared" parameter) did not have it.
-    rows = ROW_KEYS if "shared" in meta["params"] else MAIN_ROW_KEYS
+    # Runs from before the shared-folder row (no "shared" parameter) or issue 18's rows (no
+    # "expire") did not have them.
+    rows = [k for k in ROW_KEYS if (k != "list_shared" or "shared" in meta["params"])
+            and (k not in EXPIRE_ROW_KEYS or "expire" in meta["params"])]
     if meta.get("compare_acl_quota"):
         entries = [("darius", "darius", "warm"), (ACLQ, "darius", True)]
     else:
@@ -537,6 +688,8 @@ def main():
                     "tmpfs, else --workdir)")
     ap.add_argument("--list-size", metavar="SHARED:VISIBLE",
                     help="the shared-folder LIST row's sizes (quick 2000:200, full 100000:1000)")
+    ap.add_argument("--expire-size", type=int, metavar="N",
+                    help="the expire row's expunged messages (quick 2,000, full 100,000)")
     a = ap.parse_args()
     if a.report:
         return rerender(a.report, a.check, a.svg)
@@ -551,13 +704,18 @@ def main():
             ap.error("--list-size takes SHARED:VISIBLE, e.g. 10000:100")
         if p["visible"] <= 0 or p["shared"] % p["visible"]:
             ap.error("--list-size: SHARED must be a positive multiple of VISIBLE")
+    if a.expire_size is not None:
+        if a.expire_size <= 0:
+            ap.error("--expire-size must be positive")
+        p["expire"] = a.expire_size
     names = [s.strip() for s in a.servers.split(",") if s.strip()]
     only = None if a.only is None else {k.strip() for k in a.only.split(",") if k.strip()}
     if a.compare_acl_quota:
         if names != ["darius"]:
             ap.error("--compare-acl-quota runs Darius alone: add --servers darius")
-        if only is not None and "list_shared" in only:
-            ap.error("--compare-acl-quota compares the main rows; list_shared has no ACL-off variant")
+        if only is not None and not only <= set(MAIN_ROW_KEYS):
+            ap.error("--compare-acl-quota compares the main rows; list_shared, undelete and expire have "
+                     "no ACL-off variant")
         only = set(MAIN_ROW_KEYS) if only is None else only
     if only is not None and (not only or not only <= set(ROW_KEYS)):
         ap.error(f"--only takes some of: {','.join(ROW_KEYS)}")
@@ -624,6 +782,19 @@ def main():
                     json.dump(res, f, indent=1)
                 for k, v in res.items():
                     runs[label].setdefault(k, []).append(v)
+            expire_keys = [k for k in EXPIRE_ROW_KEYS if only is None or k in only]
+            if expire_keys and not a.compare_acl_quota:
+                for label, s, aq in order:
+                    log(f"round {rnd}: {label}: {' and '.join(expire_keys)} (an instance of their own)")
+                    res = run_expire(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status, expire_keys)
+                    path = os.path.join(outdir, f"{label}-r{rnd}.json")
+                    with open(path) as f:
+                        saved = json.load(f)
+                    saved.update(res)
+                    with open(path, "w") as f:
+                        json.dump(saved, f, indent=1)
+                    for k, v in res.items():
+                        runs[label].setdefault(k, []).append(v)
             if "darius" in names and only is None:
                 log(f"round {rnd}: darius db and mailbox benches")
                 dres = darius_only(a.darius_build, p, workdir, status)

@@ -322,6 +322,99 @@ class ServerInstance:
             os.chown(acl, mail.pw_uid, mail.pw_gid)
             os.chown(d, mail.pw_uid, mail.pw_gid)
 
+    # --- Issue 18's rows (runner.run_expire) ---
+
+    def expire_command(self, user):
+        """The shell command that removes `user`'s expunged messages for good (phase two of
+        two-phase expunge), or None when the server has no such phase (Dovecot: its EXPUNGE
+        removes the files). Darius: `darius expire --now`, which opens the store beside the
+        running dariusd and takes the same locks; Cyrus: `cyr_expire -X 0` for that user, as
+        user cyrus (its tools refuse root)."""
+        if self.name == "darius":
+            return (f"exec {self.build}/tools/darius expire -C {self.dir}/darius.conf --user {user} "
+                    "--now --json")
+        if self.name == "cyrus":
+            return f"exec {CYRUS_AS} {cyrus_bin('cyr_expire')} -C {self.dir}/imapd.conf -X 0 -u {user} -v"
+        return None
+
+    def undelete_command(self):
+        """Cyrus's undelete of a user's expunged INBOX messages, `unexpunge -a -d` (%u: the
+        user): it restores them in place with new UIDs and without \\Deleted, as Darius's COPY
+        out of `.EXPUNGED/INBOX` does over IMAP."""
+        if self.name == "cyrus":
+            return f"exec {CYRUS_AS} {cyrus_bin('unexpunge')} -C {self.dir}/imapd.conf -a -d user/%u"
+        return None
+
+    def message_files(self):
+        """How many message files the instance's store holds: Darius and Cyrus keep one file
+        `UID.` per message (expunged ones too until expire), Dovecot's Maildir one per message
+        in cur/ or new/."""
+        n = 0
+        for root, _dirs, files in os.walk(self.dir):
+            if self.name == "dovecot":
+                if os.path.basename(root) in ("cur", "new"):
+                    n += len(files)
+            else:
+                n += sum(1 for f in files if f.endswith(".") and f[:-1].isdigit())
+        return n
+
+    def provision_cyrus_messages(self, users, corpus_dir, per_user, offset=0):
+        """Cyrus only: `per_user` corpus messages into each user's INBOX (which must exist: a
+        first LMTP delivery makes it), written as message files `UID.` after the mailbox's last
+        one and taken into its index by `reconstruct`, as an administrator restores a spool.
+        Cyrus delivers into one mailbox at 30-350 messages a second here (bench/README.md, trap
+        14), so the 100,000 of the expire row would take up to an hour; this takes about two
+        minutes. The files are the corpus's bytes (CRLF), like a delivery's, each its own inode;
+        the disk is synced afterwards. Call while the instance runs."""
+        import pwd
+        import grp
+        uid, gid = pwd.getpwnam("cyrus").pw_uid, grp.getgrnam("mail").gr_gid
+        with open(os.path.join(corpus_dir, "messages.bin"), "rb") as f:
+            data = f.read()
+        with open(os.path.join(corpus_dir, "index.tsv")) as f:
+            index = [tuple(map(int, line.split())) for line in f if line.strip()]
+        conf = os.path.join(self.dir, "imapd.conf")
+        mailboxes = []
+        for user in users:
+            mbox = f"user/{user}"
+            r = subprocess.run(CYRUS_AS.split() + [cyrus_bin("mbpath"), "-C", conf, mbox],
+                               capture_output=True, text=True, timeout=60)
+            path = r.stdout.strip().splitlines()[-1] if r.returncode == 0 and r.stdout.strip() else ""
+            if not os.path.isdir(path):
+                raise ServerError(f"mbpath {mbox}: {(r.stderr or r.stdout).strip()[-200:]}")
+            last = max((int(f[:-1]) for f in os.listdir(path) if f.endswith(".") and f[:-1].isdigit()),
+                       default=0)
+            for k in range(per_user):
+                off, size = index[(offset + k) % len(index)]
+                name = os.path.join(path, f"{last + 1 + k}.")
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                try:
+                    os.write(fd, data[off:off + size])
+                    os.fchown(fd, uid, gid)
+                finally:
+                    os.close(fd)
+            mailboxes.append(mbox)
+        r = subprocess.run(CYRUS_AS.split() + [cyrus_bin("reconstruct"), "-C", conf] + mailboxes,
+                           capture_output=True, text=True, timeout=3600)
+        if r.returncode != 0:
+            raise ServerError(f"reconstruct: {(r.stderr or r.stdout).strip()[-300:]}")
+        os.sync()
+
+
+# Cyrus's tools refuse to run as root: they run as its user (bench/anchors/cyrus.sh chowns
+# the instance to cyrus:mail). setpriv, not runuser: no PAM session, a few ms less per run.
+CYRUS_AS = "setpriv --reuid=cyrus --regid=mail --init-groups"
+
+
+def cyrus_bin(name):
+    """A Cyrus program, where bench/anchors/cyrus.sh's find_bin looks: the system's
+    /usr/lib/cyrus/bin, else the private unpack of bench/anchors/install.sh."""
+    sys_bin = "/usr/lib/cyrus/bin"
+    for d in (sys_bin, os.path.join(os.environ.get("DARIUS_BENCH_ANCHORS", "/opt/darius-bench"), "cyrus" + sys_bin)):
+        if os.access(os.path.join(d, name), os.X_OK):
+            return os.path.join(d, name)
+    raise ServerError(f"cyrus {name} not found (bash bench/anchors/install.sh)")
+
 
 def _group_alive(pgid):
     try:

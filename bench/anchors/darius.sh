@@ -9,10 +9,11 @@
 # to DIR/run/listeners (bench/servers.py reads them), so the bench never collides with
 # another program's port. Plaintext auth is allowed on loopback. The connection caps are raised as they are
 # for Dovecot (max_connections 10000 and max_connections_per_host 200 by default would refuse
-# the 10,000 idle sessions, all from 127.0.0.1); everything else is the default, fsync
-# included. Users are added with `darius user add` (one process each; 50 users take about
-# a second), and `cyrus`, password bench, is an administrator (`admins: cyrus`) as in the
-# Cyrus instance.
+# the 10,000 idle sessions, all from 127.0.0.1); expunge_mode is stated (delayed, the
+# default) and the nightly expire is off; everything else is the default, fsync included.
+# Users are added with `darius user add` (one process each; 50 users take about a second),
+# and `cyrus`, password bench, is an administrator (`admins: cyrus`) as in the Cyrus
+# instance.
 set -euo pipefail
 cmd=${1:?setup|run}
 dir=${2:?DIR}
@@ -33,6 +34,11 @@ setup)
   # bench instances share the machine's one filesystem, so it is set here (bench/README.md).
   # DARIUS_SYNC_METHOD=fsync measures the file-by-file path instead.
   printf 'sync_method: %s\n' "${DARIUS_SYNC_METHOD:-syncfs}" >>"$dir/darius.conf"
+  # Two-phase expunge (docs/design/expunge.md): EXPUNGE keeps the files until expire removes
+  # them. delayed is the default; it is written here so that the EXPUNGE rows say what they
+  # measure. No nightly expire inside a run (expire_at empty): the expire row runs `darius
+  # expire` itself, and a run that crossed 03:00 would otherwise have one beside its rows.
+  printf 'expunge_mode: delayed\nexpire_at:\n' >>"$dir/darius.conf"
   # An administrator, as in the Cyrus instance (`admins: cyrus`): the shared-folder row and
   # --acl-quota create shared mailboxes and set quotas over IMAP as this user.
   printf 'admins: cyrus\n' >>"$dir/darius.conf"

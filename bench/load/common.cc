@@ -74,6 +74,16 @@ std::string Result::toJson() const {
     o += (first ? "\"" : ", \"") + jsonEscape(k) + "\": \"" + jsonEscape(v) + "\"";
     first = false;
   }
+  auto strings = [&](const char* name, const std::map<std::string, std::string>& m) {
+    o += std::string("}, \"") + name + "\": {";
+    bool f = true;
+    for (auto& [k, v] : m) {
+      o += (f ? "\"" : ", \"") + jsonEscape(k) + "\": \"" + jsonEscape(v) + "\"";
+      f = false;
+    }
+  };
+  strings("notes", notes);
+  strings("not_applicable", not_applicable);
   o += "}, \"latency_ms\": {";
   first = true;
   for (auto& [k, l] : latency) {

@@ -60,6 +60,10 @@ struct Result {
   std::map<std::string, double> metrics;
   std::map<std::string, std::string> checks;  // name -> "ok" or "expected X got Y"
   std::map<std::string, Latencies> latency;   // command -> samples
+  std::map<std::string, std::string> notes;   // free text for the reader (a command's output)
+  // Rows this server cannot have (Dovecot has no delayed expunge): metric -> why. The table
+  // shows "n/a"; report.check_failures accepts it from an anchor only.
+  std::map<std::string, std::string> not_applicable;
   double wall_s = 0;
   double client_cpu_s = 0;
   double server_cpu_s = -1;  // -1: not measured

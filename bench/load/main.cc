@@ -8,12 +8,12 @@
 //               [--mem-budget-mb M] [--min-avail-mb M] [--timeout S] [--dir D] [--tag T]
 //               [--admin-user U] [--create-prefix P] [--list-prefix P] [--shared N] [--visible N]
 //               [--other-user U] [--quota-root R] [--quota-kib K] [--quota-msgs M]
-//               [--warm-only 0|1]
+//               [--warm-only 0|1] [--exec CMD] [--via imap|exec|none] [--reps N] [--baseline-s S]
 //   darius_load selftest
 //
 // Workloads: lmtp populate imap_login imap_select imap_fetch_meta imap_fetch_body
 // imap_search imap_store imap_append imap_expunge pop3_retr imap_idle_sessions mixed physical
-// shared_setup imap_list acl_quota.
+// shared_setup imap_list acl_quota expire undelete.
 //
 // Exit status: 0 when the workload ran, whether the server coped or not ("ok": false with
 // the reason); 2 when the harness is broken (bad usage, unreadable corpus). bench/runner.py
@@ -94,6 +94,10 @@ Options parse(int argc, char** argv) {
     else if (a == "--quota-kib") o.quota_kib = n();
     else if (a == "--quota-msgs") o.quota_msgs = n();
     else if (a == "--warm-only") o.warm_only = n() != 0;
+    else if (a == "--exec") o.exec = v;
+    else if (a == "--via") o.via = v;
+    else if (a == "--reps") o.reps = n();
+    else if (a == "--baseline-s") o.baseline_s = d();
     else usage("unknown option " + a);
   }
   return o;
@@ -134,6 +138,8 @@ int main(int argc, char** argv) {
       {"shared_setup", [&](Result& r) { runSharedSetup(o, r); }},
       {"imap_list", [&](Result& r) { runImapList(o, r); }},
       {"acl_quota", [&](Result& r) { runAclQuota(o, r); }},
+      {"expire", [&](Result& r) { runExpire(o, r); }},
+      {"undelete", [&](Result& r) { runUndelete(o, r); }},
   };
   auto it = table.find(w);
   if (it == table.end()) usage("unknown workload " + w);

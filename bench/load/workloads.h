@@ -49,6 +49,11 @@ struct Options {
   uint64_t quota_kib = 0;       // acl_quota: STORAGE limit (KiB) to set and to expect
   uint64_t quota_msgs = 0;      // acl_quota: MESSAGE limit
   bool warm_only = false;       // acl_quota: only the same logins, nothing set (the "off" baseline)
+  // expire, undelete (bench/load/wl_expire.cc):
+  std::string exec;             // the server's expire command / undelete command (%u: the user)
+  std::string via = "imap";     // undelete: imap (.EXPUNGED/INBOX), exec (--exec) or none
+  size_t reps = 3;              // undelete: users bench<first_user>.. each with --count messages
+  double baseline_s = 1;        // expire: the other session's commands before the expire starts
 
   std::string user(int n) const { return "bench" + std::to_string(n); }
   std::string rcpt(int n) const { return user(n) + "@" + domain; }
@@ -71,6 +76,8 @@ void runPhysical(const Options& o, Result& r);                    // "physical"
 void runSharedSetup(const Options& o, Result& r);                 // "shared_setup"
 void runImapList(const Options& o, Result& r);                    // "imap_list"
 void runAclQuota(const Options& o, Result& r);                    // "acl_quota"
+void runExpire(const Options& o, Result& r);                      // "expire"
+void runUndelete(const Options& o, Result& r);                    // "undelete"
 int runSelfTest();                                                // "selftest"
 
 }  // namespace darius::bench
