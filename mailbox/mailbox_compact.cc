@@ -36,7 +36,7 @@ Result<std::vector<IndexRecord>> Mailbox::expungedRecords() const {
 }
 
 Status Mailbox::compact() {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());

@@ -126,7 +126,7 @@ Status Mailbox::finishPendingPurge() {
 }
 
 Result<Mailbox::Purged> Mailbox::purgeExpunged(std::span<const uint32_t> uids) {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   if (uids.empty()) return Purged{};
   const std::set<uint32_t> drop(uids.begin(), uids.end());
   // One purge of a mailbox at a time (dariusd's nightly run and `darius expire` may meet):

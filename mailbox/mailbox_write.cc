@@ -63,7 +63,7 @@ Status Mailbox::loadIndexHeaderForAppend(io::WritableFile& f) {
 }
 
 Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> requests) {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   std::vector<Appended> out;
   if (requests.empty()) return out;
   io::FileLock l;
@@ -273,7 +273,7 @@ void Mailbox::closeAfterCommit(io::WritableFile& index) {
 }
 
 Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> changes) {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   std::vector<FlagResult> out;
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
@@ -377,7 +377,7 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
 }
 
 Result<uint64_t> Mailbox::updatePrivate(const PrivateUpdate& update) {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -411,7 +411,7 @@ Result<uint64_t> Mailbox::updatePrivate(const PrivateUpdate& update) {
 }
 
 Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* removed) {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
@@ -482,7 +482,7 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* re
 namespace darius::mailbox {
 
 Result<uint32_t> Mailbox::claimRecent(uint32_t up_to) {
-  if (live_ || read_only_) return viewIsReadOnly();
+  if (isReadOnly()) return viewIsReadOnly();
   io::FileLock l;
   DARIUS_RETURN_IF_ERROR(lock(io::LockMode::kExclusive, &l));
   DARIUS_RETURN_IF_ERROR(remapIndex());
