@@ -19,7 +19,7 @@
 #include "imapd/search/search_args.h"
 #include "imapd/search/search_eval.h"
 #include "imapd/search/search_response.h"
-#include "imapd/search/text_match.h"
+#include "mailbox/search_fold.h"
 #include "imapd/session.h"
 #include "lib/log/log.h"
 
@@ -65,7 +65,7 @@ asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
   if (!program.ok()) {
     if (program.status().code() == base::Code::kNotSupported) {
       co_return finish(Reply::no("Unsupported charset",
-                                 "BADCHARSET (" + search::advertisedCharsets() + ")"));
+                                 "BADCHARSET (" + mailbox::advertisedCharsets() + ")"));
     }
     co_return finish(Reply::bad(program.status().message()));
   }

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "imapd/search/message_text.h"
+#include "mailbox/search_text.h"
 #include "imapd/search/search_eval.h"
 #include "lib/base/utf8.h"
 #include "lib/mime/message.h"
@@ -24,6 +24,8 @@ namespace darius::imapd::search {
 namespace {
 
 namespace fs = std::filesystem;
+using mailbox::decodedFieldValues;
+using mailbox::visitSearchTexts;
 
 std::string corpusDir() {
   if (const char* src = std::getenv("DARIUS_SOURCE_DIR")) {

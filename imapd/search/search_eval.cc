@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "imapd/search/message_text.h"
-#include "imapd/search/sent_date.h"
+#include "mailbox/search_text.h"
+#include "mailbox/sent_date.h"
 #include "lib/io/fd.h"
 #include "lib/io/mapped_file.h"
 #include "lib/mime/header.h"
@@ -19,6 +19,13 @@ namespace darius::imapd::search {
 using base::Result;
 using base::Status;
 using mailbox::IndexRecord;
+using mailbox::TextMatcher;
+using mailbox::convertSearchString;
+using mailbox::decodeHeaderValue;
+using mailbox::decodedAddressText;
+using mailbox::isSearchCharset;
+using mailbox::parseSentDate;
+using mailbox::visitSearchTexts;
 
 namespace {
 

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "imapd/search/search_args.h"
-#include "imapd/search/text_match.h"
+#include "mailbox/search_fold.h"
 #include "lib/base/result.h"
 #include "lib/proto/sequence_set.h"
 #include "mailbox/index_format.h"
@@ -99,7 +99,7 @@ class SearchProgram {
     std::string text;
     proto::SequenceSet set;
     std::vector<uint32_t> children;  // AND: cheapest first
-    std::optional<TextMatcher> matcher;
+    std::optional<mailbox::TextMatcher> matcher;
     int cost = 0;
   };
 

@@ -17,11 +17,11 @@
 #include <string_view>
 #include <vector>
 
-#include "imapd/search/message_text.h"
+#include "mailbox/search_text.h"
 #include "imapd/search/search_args.h"
 #include "imapd/search/search_eval.h"
-#include "imapd/search/sent_date.h"
-#include "imapd/search/text_match.h"
+#include "mailbox/sent_date.h"
+#include "mailbox/search_fold.h"
 #include "lib/mime/message.h"
 
 namespace {
@@ -82,9 +82,9 @@ void checkCompile(const SearchArgs& a) {
   }
   for (const auto& k : a.keys) {
     if (k.text.empty() || k.text.size() > 4096) continue;
-    auto utf8 = imapd::search::convertSearchString(k.text, a.charset);
+    auto utf8 = mailbox::convertSearchString(k.text, a.charset);
     if (!utf8) continue;
-    imapd::search::TextMatcher m(*utf8);
+    mailbox::TextMatcher m(*utf8);
     check(m.matches(*utf8));
   }
 }
@@ -107,11 +107,11 @@ void fuzzArgs(std::string_view text, bool by_uid, const SearchLimits& limits) {
 // The bytes as mail: what BODY/TEXT and SENT* do with a hostile message.
 void fuzzMessage(std::string_view bytes) {
   if (bytes.size() > 64 * 1024) return;
-  (void)imapd::search::parseSentDate(bytes);
+  (void)mailbox::parseSentDate(bytes);
   mime::Message m = mime::Message::parse(bytes);
-  static const imapd::search::TextMatcher needle("\xd0\xbf\xd1\x80\xd0\xb8 needle");
+  static const mailbox::TextMatcher needle("\xd0\xbf\xd1\x80\xd0\xb8 needle");
   for (bool with_headers : {false, true}) {
-    imapd::search::visitSearchTexts(m, with_headers, [](std::string_view t) {
+    mailbox::visitSearchTexts(m, with_headers, [](std::string_view t) {
       (void)needle.matches(t);
       return false;
     });

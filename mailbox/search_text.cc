@@ -1,4 +1,4 @@
-#include "imapd/search/message_text.h"
+#include "mailbox/search_text.h"
 
 #include "lib/base/utf8.h"
 #include "lib/mime/address.h"
@@ -8,7 +8,7 @@
 #include "lib/mime/transfer_encoding.h"
 #include "lib/proto/chars.h"
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 
 using proto::equalsIgnoreCase;
 
@@ -135,4 +135,4 @@ bool visitSearchTexts(const mime::Message& message, bool with_headers,
   return false;
 }
 
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

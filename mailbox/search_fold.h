@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 
 inline constexpr size_t kFoldChunk = 64 * 1024;
 
@@ -67,4 +67,4 @@ bool isSearchCharset(std::string_view charset);
 // two required ones and the common ones ICU converts, "UTF-8 US-ASCII ISO-8859-1 ...".
 const std::string& advertisedCharsets();
 
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

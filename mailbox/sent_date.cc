@@ -1,4 +1,4 @@
-#include "imapd/search/sent_date.h"
+#include "mailbox/sent_date.h"
 
 #include <array>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "lib/proto/chars.h"
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 namespace {
 
 constexpr size_t kMaxTokens = 16;  // a date has at most 7; the rest is junk
@@ -124,4 +124,4 @@ std::optional<proto::CivilDate> parseSentDate(std::string_view value) {
   return std::nullopt;
 }
 
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

@@ -1,16 +1,16 @@
 // What SEARCH reads out of a message: decoded header fields, transfer-decoded and
 // charset-converted body parts, which parts BODY and TEXT look at, and the day of the Date
 // header (sent_date.h).
-#include "imapd/search/message_text.h"
+#include "mailbox/search_text.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "imapd/search/sent_date.h"
+#include "mailbox/sent_date.h"
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 namespace {
 
 std::vector<std::string> texts(const std::string& raw, bool with_headers) {
@@ -178,4 +178,4 @@ TEST(SentDate, Rfc5322AndWhatMailersWrite) {
 }
 
 }  // namespace
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

@@ -19,8 +19,8 @@
 
 #include "lib/proto/imap_date.h"
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 
 std::optional<proto::CivilDate> parseSentDate(std::string_view value);
 
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

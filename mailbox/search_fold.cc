@@ -1,4 +1,4 @@
-#include "imapd/search/text_match.h"
+#include "mailbox/search_fold.h"
 
 #include <unicode/bytestream.h>
 #include <unicode/normalizer2.h>
@@ -11,7 +11,7 @@
 #include "lib/mime/rfc2047.h"
 #include "lib/proto/chars.h"
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 namespace {
 
 const icu::Normalizer2* casefolder() {
@@ -182,4 +182,4 @@ const std::string& advertisedCharsets() {
   return list;
 }
 
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

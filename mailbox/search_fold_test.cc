@@ -1,12 +1,12 @@
 // Case-insensitive substring matching with ICU case folding, and the conversion of search
 // strings from the command's CHARSET.
-#include "imapd/search/text_match.h"
+#include "mailbox/search_fold.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 namespace {
 
 bool match(std::string_view needle, std::string_view haystack) {
@@ -115,4 +115,4 @@ TEST(TextMatch, Charsets) {
 }
 
 }  // namespace
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox

@@ -26,7 +26,7 @@
 #include "lib/mime/header.h"
 #include "lib/mime/message.h"
 
-namespace darius::imapd::search {
+namespace darius::mailbox {
 
 // One field's raw value as UTF-8: unfolded, RFC 2047 encoded words decoded. Raw 8-bit bytes
 // are kept when they are UTF-8 (RFC 6532); otherwise, being undeclared, they are taken as
@@ -65,4 +65,4 @@ std::string partTextUtf8(const mime::Message& message, const mime::Part& part);
 bool visitSearchTexts(const mime::Message& message, bool with_headers,
                       const std::function<bool(std::string_view)>& visit);
 
-}  // namespace darius::imapd::search
+}  // namespace darius::mailbox
