@@ -1,5 +1,6 @@
 #include "imapd/imap_service.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include "lib/log/log.h"
@@ -41,6 +42,9 @@ ImapService::ImapService(std::string name, const config::Config& config, auth::U
   settings_.auth_failure_delay = config.getDuration("auth_failure_delay");
   settings_.max_append_size = config.getSize("max_literal_size");
   settings_.quota_warn_percent = static_cast<int>(config.getInt("quota_warn_percent"));
+  settings_.search_index = config.getBool("search_index");
+  settings_.search_index_catch_up =
+      static_cast<size_t>(std::max<int64_t>(0, config.getInt("search_index_catch_up")));
   limits_.max_line = static_cast<size_t>(settings_.max_line_length);
   limits_.max_literal = settings_.max_literal_size;
 

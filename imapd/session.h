@@ -58,6 +58,11 @@ struct SessionSettings {
   // Output is flushed to the socket once this much is queued, so that a FETCH of 10,000
   // bodies never holds more than about this much response in memory.
   size_t flush_threshold = 256 * 1024;
+  // The search index (mailbox/search_index.h): used by SEARCH TEXT/BODY; a SEARCH indexes up
+  // to search_index_catch_up missing messages itself and leaves a larger backlog to dariusd's
+  // indexer (reading those messages meanwhile).
+  bool search_index = true;
+  size_t search_index_catch_up = 5000;
 };
 
 // What a session borrows from its service; all of it outlives the session.

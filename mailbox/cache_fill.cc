@@ -1,5 +1,7 @@
 #include "mailbox/cache_fill.h"
 
+#include "mailbox/html_text.h"
+
 #include <strings.h>
 
 #include <array>
@@ -60,17 +62,6 @@ std::string decodeQuotedPrintable(std::string_view in) {
     } else {
       out.push_back(c);  // a stray '=' is kept, as RFC 2045 §6.7 (4) suggests
     }
-  }
-  return out;
-}
-
-std::string stripHtml(std::string_view in) {
-  std::string out;
-  bool in_tag = false;
-  for (char c : in) {
-    if (c == '<') in_tag = true;
-    else if (c == '>' && in_tag) { in_tag = false; out.push_back(' '); }
-    else if (!in_tag) out.push_back(c);
   }
   return out;
 }
@@ -157,7 +148,7 @@ std::string previewText(std::string_view message) {
     if (iequals(prm.name, "charset")) charset = prm.value;
   }
   std::string text = mime::convertToUtf8(decoded, charset).value_or(mime::sanitizeUtf8(decoded));
-  if (iequals(chosen->subtype, "html")) text = stripHtml(text);
+  if (iequals(chosen->subtype, "html")) text = htmlToText(text);
   // Collapse white space and cut at a character boundary.
   std::string out;
   size_t chars = 0;

@@ -15,6 +15,7 @@
 #include "mailbox/index_format.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/message_stage.h"
+#include "mailbox/search_index.h"
 
 namespace darius::mailbox {
 
@@ -381,6 +382,10 @@ Result<ReconstructReport> reconstructMailbox(io::Env& env, const std::string& di
   DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env, dir + "/" + std::string(kCacheFileName), cache_bytes));
   DARIUS_RETURN_IF_ERROR(io::writeFileAtomic(env, dir + "/" + std::string(kIndexFileName),
                                              encodeIndexHeader(n) + record_bytes));
+  // The search index is derived from the messages: what reconstruct changed, it may not know.
+  // Removed (not rebuilt here: reconstruct stays quick); the next SEARCH or dariusd's indexer
+  // builds it again, and `darius reconstruct` does at once for what it repaired.
+  if (Status s = removeSearchIndex(dir); !s.isOk()) return s;
   return report;
 }
 

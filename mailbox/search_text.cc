@@ -1,5 +1,7 @@
 #include "mailbox/search_text.h"
 
+#include "mailbox/html_text.h"
+
 #include "lib/base/utf8.h"
 #include "lib/mime/address.h"
 #include "lib/mime/charset.h"
@@ -121,16 +123,34 @@ std::string partTextUtf8(const mime::Message& message, const mime::Part& part) {
   return mime::sanitizeUtf8(bytes);
 }
 
+std::string partSearchText(const mime::Message& message, const mime::Part& part) {
+  std::string text = partTextUtf8(message, part);
+  if (equalsIgnoreCase(part.type, "text") && equalsIgnoreCase(part.subtype, "html")) {
+    return htmlToText(text);
+  }
+  return text;
+}
+
 bool visitSearchTexts(const mime::Message& message, bool with_headers,
                       const std::function<bool(std::string_view)>& visit) {
+  return visitTaggedSearchTexts(message, [&](std::string_view text, bool in_body) {
+    return (with_headers || in_body) && visit(text);
+  });
+}
+
+bool visitTaggedSearchTexts(const mime::Message& message,
+                            const std::function<bool(std::string_view, bool)>& visit) {
   const std::vector<mime::Part>& parts = message.parts();
   for (size_t i = 0; i < parts.size(); ++i) {
     const mime::Part& p = parts[i];
     // Headers: TEXT sees every header block (the message's own, the MIME headers of parts,
     // those of encapsulated messages); BODY only those of encapsulated messages.
-    bool header = with_headers ? p.header_size > 0 : (i > 0 && p.is_message);
-    if (header && visit(decodedHeaderText(message.header(p)))) return true;
-    if (isSearchableLeaf(p) && p.body_size > 0 && visit(partTextUtf8(message, p))) return true;
+    if (p.header_size > 0 && visit(decodedHeaderText(message.header(p)), i > 0 && p.is_message)) {
+      return true;
+    }
+    if (isSearchableLeaf(p) && p.body_size > 0 && visit(partSearchText(message, p), true)) {
+      return true;
+    }
   }
   return false;
 }

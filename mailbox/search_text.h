@@ -2,7 +2,7 @@
 // encodings and [MIME-HDRS] strings in [RFC5322]/[MIME-IMB] headers MUST be decoded before
 // comparing text"): header fields unfolded with their RFC 2047 encoded words decoded, and
 // body parts with their Content-Transfer-Encoding undone and their charset converted to
-// UTF-8 through ICU.
+// UTF-8 through ICU, and HTML reduced to the text a reader sees (html_text.h).
 //
 // Which parts are searched: RFC 9051 §6.4.4 lets a server skip body parts whose terminal media
 // type is neither TEXT nor MESSAGE, so BODY and TEXT look at text/* leaves and message/* leaves
@@ -60,9 +60,18 @@ std::string decodeTransferEncoding(std::string_view body, std::string_view encod
 // actually 8-bit, is kept as UTF-8 where it is valid and U+FFFD where not.
 std::string partTextUtf8(const mime::Message& message, const mime::Part& part);
 
+// The text of a searchable leaf as a reader sees it: partTextUtf8(), and for text/html that
+// reduced to its text (html_text.h), so SEARCH BODY "div" does not find every HTML message.
+std::string partSearchText(const mime::Message& message, const mime::Part& part);
+
 // Calls `visit` on each text BODY (with_headers false) or TEXT (with_headers true) searches,
 // in document order, and stops at the first call that returns true; returns whether one did.
 bool visitSearchTexts(const mime::Message& message, bool with_headers,
                       const std::function<bool(std::string_view)>& visit);
+
+// Every text TEXT searches, in document order, each with whether BODY searches it too (the
+// search index records both in one pass); stops at the first call that returns true.
+bool visitTaggedSearchTexts(const mime::Message& message,
+                            const std::function<bool(std::string_view, bool in_body)>& visit);
 
 }  // namespace darius::mailbox

@@ -377,6 +377,15 @@ class Store {
   // expunge observer.
   using DeleteObserver = std::function<void(const MailboxName& mailbox)>;
   void setDeleteObserver(DeleteObserver observer) { delete_observer_ = std::move(observer); }
+  // Called with the mailbox's directory after messages were appended to it (delivery,
+  // APPEND, COPY, MOVE, undelete): dariusd's search indexer (server/search_indexer.h) indexes
+  // them a moment later. Set before sharing the Store, as the others.
+  using AppendObserver = std::function<void(const std::string& dir)>;
+  void setAppendObserver(AppendObserver observer) { append_observer_ = std::move(observer); }
+  // Asks the same observer to index `dir` (a SEARCH that left a backlog to the background).
+  void requestSearchIndex(const std::string& dir) const {
+    if (append_observer_) append_observer_(dir);
+  }
 
   // --- Quotas (store_quota.cc) ---
   QuotaDb& quotas() { return *quotas_; }
@@ -495,6 +504,7 @@ class Store {
   std::unique_ptr<ExpirePolicyDb> expire_policies_;
   ExpungeObserver expunge_observer_;  // set before sharing; read-only afterwards
   DeleteObserver delete_observer_;    // the same
+  AppendObserver append_observer_;    // the same
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;
   RecoveryReport recovery_;

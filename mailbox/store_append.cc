@@ -77,6 +77,7 @@ Result<std::vector<Appended>> Store::appendOnce(const MailboxName& name,
   (*m)->setKeepExpunged(options_.keep_expunged);
   auto done = (*m)->append(requests);
   *wrote = (*m)->appendWroteIndex();
+  if (done.ok() && append_observer_) append_observer_(dir);
   const base::Code c = done.ok() ? base::Code::kOk : done.status().code();
   // Missing (a namespace operation in flight) or damaged: append finds either before it
   // writes (its lock, index and settling come first), and openMailbox() waits for the one and
@@ -321,6 +322,7 @@ Result<CopyResult> Store::appendCopies(CopySources& src, const MailboxName& to_n
   auto appended = to.append(src.requests);
   if (held) held->finish(appended.ok(), !appended.ok() && !to.appendWroteIndex(), held->usage + add);
   if (!appended.ok()) return appended.status();
+  if (append_observer_) append_observer_(to.dir());
   for (size_t i = 0; i < appended->size(); ++i) {
     out.uids.push_back({src.records[i].uid, (*appended)[i].uid});
   }

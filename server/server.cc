@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "mailbox/duplicate_db.h"
 #include "mailbox/store.h"
 #include "server/expire_scheduler.h"
+#include "server/search_indexer.h"
 #include "server/metrics_service.h"
 #include "server/run_files.h"
 #include "server/services.h"
@@ -148,6 +150,11 @@ int runServer(const std::string& config_path) {
     return expireDeleted(owner, now, true);
   };
   ExpireScheduler expire(**store, std::move(eo));
+  // The search indexer (issue 19): after the services, before any session, like the scheduler.
+  std::optional<SearchIndexer> indexer;
+  if (config.getBool("search_index")) {
+    indexer.emplace(**store, config.getDuration("search_index_delay"));
+  }
 
   std::vector<std::pair<std::string, std::string>> bound;
   for (const auto& b : host.boundListeners()) {

@@ -12,6 +12,9 @@
 // (RFC 9051 §6.4.4.1). Expunges are held back after a SEARCH by sequence number (§7.5.1).
 //
 // An unknown CHARSET is NO [BADCHARSET (the charsets we convert)] (§6.4.4, §7.1).
+#include <algorithm>
+#include <memory>
+#include <span>
 #include <string_view>
 
 #include "imapd/commands/commands.h"
@@ -22,6 +25,8 @@
 #include "mailbox/search_fold.h"
 #include "imapd/session.h"
 #include "lib/log/log.h"
+#include "mailbox/search_index.h"
+#include "mailbox/store.h"
 
 namespace darius::imapd {
 namespace {
@@ -49,6 +54,34 @@ base::Result<SearchCommandArgs> parse(ArgParser& p) {
   return a;
 }
 
+// The mailbox's search index, caught up first when at most `catch_up` messages of the view
+// are missing and no one else is indexing it (the SEARCH does not wait for another writer).
+std::unique_ptr<mailbox::SearchIndex> openSearchIndex(const mailbox::Mailbox& mb,
+                                                      std::span<const uint32_t> view,
+                                                      size_t catch_up, mailbox::Store& store) {
+  auto index = mailbox::SearchIndex::open(mb.dir(), mb.index().uidvalidity);
+  // The expunged and deleted views are read as they are: their UIDs were indexed while live.
+  if (mb.isReadOnly() || view.empty()) return index;
+  const bool damaged = index->stats().damaged;
+  const size_t missing = static_cast<size_t>(
+      view.end() - std::upper_bound(view.begin(), view.end(), index->lastUid()));
+  if (missing == 0 && !damaged) return index;
+  if (damaged || missing > catch_up) {
+    store.requestSearchIndex(mb.dir());
+    return index;
+  }
+  mailbox::SearchUpdateOptions o;
+  o.wait = false;
+  auto u = mailbox::updateSearchIndex(mb, o);
+  if (!u.ok()) {
+    if (u.status().code() != base::Code::kLocked) {
+      log::warning("search index: {}: {}", mb.dir(), u.status().toString());
+    }
+    return index;
+  }
+  return mailbox::SearchIndex::open(mb.dir(), mb.index().uidvalidity);
+}
+
 asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
   SelectedMailbox& sel = *session.selected();
   const search::SearchArgs& args = command.args;
@@ -69,13 +102,39 @@ asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
     }
     co_return finish(Reply::bad(program.status().message()));
   }
+  // TEXT and BODY ask the search index first (imapd/search/search_eval.h); it is brought up
+  // to date here when little is missing, else the background indexer is asked and the
+  // messages not yet indexed are read, which gives the same answer.
+  std::unique_ptr<mailbox::SearchIndex> index;
+  if (program->cost() >= 2 && session.settings().search_index) {
+    const mailbox::Mailbox& mb = sel.mailbox();
+    std::span<const uint32_t> view = sel.uids();
+    const size_t catch_up = session.settings().search_index_catch_up;
+    mailbox::Store& store = session.store();
+    index = co_await session.blocking([&mb, view, catch_up, &store] {
+      return openSearchIndex(mb, view, catch_up, store);
+    });
+  }
   search::SearchScope scope;
+  scope.index = index.get();
   scope.mailbox = &sel.mailbox();
   scope.view = sel.uids();
   scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
   scope.saved = &session.savedResult();
   scope.seen = sel.seenState();  // per-user \Seen (selected.h)
   auto outcome = co_await session.blocking([&] { return program->run(scope); });
+  if (index && index->queryFoundDamage()) {
+    // The answer is right (a damaged list rules nothing out); the file goes, to be rebuilt.
+    log::warning(session.logContext(), "search index of {} is damaged: rebuilding it",
+                 sel.name().toString());
+    std::string dir = sel.mailbox().dir();
+    mailbox::Store& store = session.store();
+    co_await session.blocking([dir, &store] {
+      (void)mailbox::discardSearchIndex(dir);
+      store.requestSearchIndex(dir);
+      return 0;
+    });
+  }
   if (!outcome.ok()) co_return finish(replyFor(session, outcome.status(), "SEARCH"));
   if (outcome->unreadable > 0) {
     log::warning(session.logContext(), "SEARCH: {} message(s) of {} could not be read",

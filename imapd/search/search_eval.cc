@@ -177,6 +177,17 @@ class Evaluator {
         keyword_bits_[i] = scope.mailbox->header().findUserFlag(n.text);
       }
     }
+    // One filter per TEXT/BODY key with a needle, made once per run from the index.
+    filters_.resize(nodes.size());
+    if (scope.index != nullptr) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const SearchProgram::Node& n = nodes[i];
+        if ((n.kind == KeyKind::kText || n.kind == KeyKind::kBody) && n.matcher &&
+            !n.matcher->folded().empty()) {
+          filters_[i] = scope.index->filter(n.matcher->folded(), n.kind == KeyKind::kBody);
+        }
+      }
+    }
     max_msn_ = static_cast<uint32_t>(scope.view.size());
     max_uid_ = scope.view.empty() ? 0 : scope.view.back();
   }
@@ -235,6 +246,7 @@ class Evaluator {
         return headerMatches(n, m);
       case KeyKind::kBody: case KeyKind::kText: {
         if (n.matcher->folded().empty()) return true;
+        if (filters_[index] && !filters_[index]->mayMatch(r.uid)) return false;
         const mime::Message* msg = m.message();
         if (msg == nullptr) return false;
         return visitSearchTexts(*msg, n.kind == KeyKind::kText,
@@ -279,6 +291,7 @@ class Evaluator {
   const std::vector<SearchProgram::Node>& nodes_;
   const SearchScope& scope_;
   std::vector<int> keyword_bits_;  // per node: the user flag bit of KEYWORD/UNKEYWORD, or -1
+  std::vector<std::optional<mailbox::SearchFilter>> filters_;  // per node: TEXT/BODY
   uint32_t max_msn_ = 0;
   uint32_t max_uid_ = 0;
 };

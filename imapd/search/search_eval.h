@@ -12,7 +12,8 @@
 //   cost 1, the cache entry (mailbox/cache_format.h): FROM, TO, CC, BCC, SUBJECT, HEADER of
 //           a field the cache keeps, SENT* (from the cached Date);
 //   cost 2, the message file: BODY, TEXT, HEADER of a trace field the cache leaves out
-//           (Received, DKIM-Signature, ... mailbox/cache_fill.h).
+//           (Received, DKIM-Signature, ... mailbox/cache_fill.h). BODY and TEXT first ask
+//           the search index (SearchScope::index), which rules most messages out unopened.
 //
 // So SEARCH SUBJECT, FROM, flags and dates never open a message file, and SEARCH TEXT opens
 // each candidate's file once (mapped, parsed once, then dropped before the next message),
@@ -48,6 +49,7 @@
 #include "lib/proto/sequence_set.h"
 #include "mailbox/index_format.h"
 #include "mailbox/mailbox.h"
+#include "mailbox/search_index.h"
 #include "mailbox/seen_state.h"
 
 namespace darius::imapd::search {
@@ -64,6 +66,10 @@ struct SearchScope {
   // The user's own \Seen and modseqs (mailbox/seen_state.h) for a mailbox they do not own;
   // null: the index's. SEEN, UNSEEN, NEW, OLD and MODSEQ then follow the user's view.
   const mailbox::SeenState* seen = nullptr;
+  // The mailbox's search index (mailbox/search_index.h); null: every TEXT and BODY key reads
+  // every message. With it, a message the index rules out is not opened for that key; the
+  // rest are checked against the message as without it, so the result is the same.
+  const mailbox::SearchIndex* index = nullptr;
 };
 
 struct SearchMatch {

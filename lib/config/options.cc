@@ -230,6 +230,24 @@ constexpr OptionDef kOptions[] = {
                     "its parent's partition).",
      .section = "mailboxes"},
 
+    // the search index (issue 19; docs/formats/search-index.md)
+    {.name = "search_index", .type = T::kBool, .default_value = "yes",
+     .description = "Keep a search index per mailbox (`darius.search`), so that SEARCH TEXT "
+                    "and BODY read only the messages that may match. dariusd indexes new "
+                    "messages in the background shortly after they arrive, and a SEARCH "
+                    "first indexes what is still missing (up to `search_index_catch_up` "
+                    "messages). `no`: SEARCH reads every message.",
+     .section = "search"},
+    {.name = "search_index_catch_up", .type = T::kInt, .default_value = "5000",
+     .description = "The most messages a SEARCH indexes itself before answering; a larger "
+                    "backlog goes to the background indexer and the SEARCH reads the messages "
+                    "not yet indexed (its answer is the same either way).",
+     .section = "search"},
+    {.name = "search_index_delay", .type = T::kDuration, .default_value = "2s",
+     .description = "How long dariusd waits after a delivery to a mailbox before indexing it, "
+                    "so that a burst of deliveries is indexed in one pass.",
+     .section = "search"},
+
     // two-phase expunge and delete, expire (issue 18; docs/design/expunge.md)
     {.name = "expunge_mode", .type = T::kEnum, .default_value = "delayed",
      .description = "`delayed`: an expunged message keeps its file and its record (with its "
