@@ -284,6 +284,25 @@ class SortTest(unittest.TestCase):
         typ, dat = m.search(None, "$")
         self.assertEqual((typ, dat), ("OK", [b""]))  # "* SEARCH": "$" is empty
 
+    def test_modseq_and_imap4rev2(self):
+        m = self.imap()
+        # RFC 7162 §3.1.6: a MODSEQ search key adds the highest mod-sequence to SORT.
+        typ, dat = m.sort("(DATE)", "UTF-8", "MODSEQ", "1")
+        self.assertEqual(typ, "OK")
+        match = re.fullmatch(rb"5 2 1 3 4 \(MODSEQ (\d+)\)", dat[0])
+        self.assertIsNotNone(match, dat)
+        r, tag = self.esort(m, "RETURN", "(MIN)", "(DATE)", "UTF-8", "MODSEQ", "1")
+        self.assertEqual(r[0]["MIN"], "5")
+        self.assertIn("MODSEQ", r[0])
+        # After ENABLE IMAP4rev2 a SORT without RETURN still answers SORT (RFC 5267 §3).
+        n = self.connect()
+        self.addCleanup(logout_quietly, n)
+        self.assertEqual(n.enable("IMAP4rev2")[0], "OK")
+        n.select("sort", readonly=True)
+        self.assertEqual(self.sort(n, "DATE"), EXPECTED["DATE"])
+        r, tag = self.esort(n, "RETURN", "(COUNT)", "(DATE)", "UTF-8", "ALL")
+        self.assertEqual(r, [{"TAG": tag, "COUNT": "5"}])
+
     def test_unknown_charset_is_badcharset(self):
         m = self.imap()
         typ, dat = m.sort("(DATE)", "X-MARTIAN", "ALL")
