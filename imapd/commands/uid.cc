@@ -1,4 +1,4 @@
-// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|STORE|EXPUNGE ..." — the same commands
+// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|SORT|STORE|EXPUNGE ..." — the same commands
 // with unique identifiers in place of sequence numbers. Each of those command files exports
 // the parse function of its UID form; this table picks it by the second word.
 #include "imapd/commands/commands.h"
@@ -19,6 +19,7 @@ constexpr UidForm kForms[] = {
     {"FETCH", parseUidFetch},
     {"MOVE", parseUidMove},
     {"SEARCH", parseUidSearch},
+    {"SORT", parseUidSort},
     {"STORE", parseUidStore},
 };
 
