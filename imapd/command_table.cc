@@ -103,6 +103,7 @@ CommandTable CommandTable::standard() {
       copyCommand(),
       moveCommand(),
       uidCommand(),
+      threadCommand(),
   });
 }
 

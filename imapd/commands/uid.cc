@@ -1,4 +1,4 @@
-// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|STORE|EXPUNGE ..." — the same commands
+// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|STORE|EXPUNGE|THREAD ..." — the same commands
 // with unique identifiers in place of sequence numbers. Each of those command files exports
 // the parse function of its UID form; this table picks it by the second word.
 #include "imapd/commands/commands.h"
@@ -20,6 +20,7 @@ constexpr UidForm kForms[] = {
     {"MOVE", parseUidMove},
     {"SEARCH", parseUidSearch},
     {"STORE", parseUidStore},
+    {"THREAD", parseUidThread},
 };
 
 base::Result<std::unique_ptr<PreparedCommand>> parse(ArgParser& p) {
