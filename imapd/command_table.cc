@@ -104,6 +104,7 @@ CommandTable CommandTable::standard() {
       copyCommand(),
       moveCommand(),
       uidCommand(),
+      threadCommand(),
   });
 }
 

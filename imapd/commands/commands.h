@@ -59,6 +59,7 @@ CommandSpec fetchCommand();     // fetch.cc, RFC 9051 §6.4.5, RFC 3516, RFC 716
 CommandSpec copyCommand();      // copy.cc, RFC 9051 §6.4.7, RFC 4315
 CommandSpec moveCommand();      // copy.cc, RFC 9051 §6.4.8, RFC 6851
 CommandSpec uidCommand();       // uid.cc, RFC 9051 §6.4.9
+CommandSpec threadCommand();    // thread.cc, RFC 5256 §3, draft-ietf-morg-inthread (REFS)
 
 // The UID forms, dispatched by uid.cc; each lives in its command's file.
 base::Result<std::unique_ptr<PreparedCommand>> parseUidCopy(ArgParser& p);
@@ -68,6 +69,7 @@ base::Result<std::unique_ptr<PreparedCommand>> parseUidStore(ArgParser& p);
 base::Result<std::unique_ptr<PreparedCommand>> parseUidSearch(ArgParser& p);
 base::Result<std::unique_ptr<PreparedCommand>> parseUidSort(ArgParser& p);
 base::Result<std::unique_ptr<PreparedCommand>> parseUidFetch(ArgParser& p);
+base::Result<std::unique_ptr<PreparedCommand>> parseUidThread(ArgParser& p);
 
 // The capabilities every session has, whatever its state; APPENDLIMIT=<n> (from the config)
 // and the state-dependent ones follow them in capabilityList().
@@ -78,7 +80,8 @@ inline constexpr std::string_view kStaticCapabilities =
     "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
     "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW SORT SORT=DISPLAY ESORT "
     "ACL RIGHTS=texk LIST-MYRIGHTS "
-    "QUOTA QUOTA=RES-STORAGE QUOTA=RES-MESSAGE QUOTA=RES-MAILBOX QUOTASET";
+    "QUOTA QUOTA=RES-STORAGE QUOTA=RES-MESSAGE QUOTA=RES-MAILBOX QUOTASET "
+    "THREAD=ORDEREDSUBJECT THREAD=REFERENCES THREAD=REFS";
 
 // The capability list (without "CAPABILITY") for the session's current state: the untagged
 // CAPABILITY response, the greeting and the tagged OK of LOGIN/AUTHENTICATE all use it.

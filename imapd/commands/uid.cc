@@ -1,5 +1,5 @@
-// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|SORT|STORE|EXPUNGE ..." — the same commands
-// with unique identifiers in place of sequence numbers. Each of those command files exports
+// UID (RFC 9051 §6.4.9): "UID COPY|MOVE|FETCH|SEARCH|SORT|STORE|EXPUNGE|THREAD ..." — the
+// same commands with unique identifiers in place of sequence numbers. Each of those command files exports
 // the parse function of its UID form; this table picks it by the second word.
 #include "imapd/commands/commands.h"
 #include "imapd/session.h"
@@ -21,6 +21,7 @@ constexpr UidForm kForms[] = {
     {"SEARCH", parseUidSearch},
     {"SORT", parseUidSort},
     {"STORE", parseUidStore},
+    {"THREAD", parseUidThread},
 };
 
 base::Result<std::unique_ptr<PreparedCommand>> parse(ArgParser& p) {
