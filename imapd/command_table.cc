@@ -98,6 +98,7 @@ CommandTable CommandTable::standard() {
       checkCommand(),
       expungeCommand(),
       searchCommand(),
+      cancelupdateCommand(),
       storeCommand(),
       fetchCommand(),
       copyCommand(),

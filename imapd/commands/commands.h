@@ -52,7 +52,9 @@ CommandSpec closeCommand();     // close.cc, RFC 9051 §6.4.1
 CommandSpec unselectCommand();  // close.cc, RFC 9051 §6.4.2, RFC 3691
 CommandSpec checkCommand();     // check.cc, RFC 3501 §6.4.1
 CommandSpec expungeCommand();   // expunge.cc, RFC 9051 §6.4.3
-CommandSpec searchCommand();    // search.cc, RFC 9051 §6.4.4, RFC 4731, RFC 5182, RFC 7162
+CommandSpec searchCommand();    // search.cc, RFC 9051 §6.4.4, RFC 4731, RFC 5182, RFC 7162,
+                                // RFC 5032, RFC 5267, RFC 9394
+CommandSpec cancelupdateCommand();  // cancelupdate.cc, RFC 5267 §4.3.5
 CommandSpec storeCommand();     // store.cc, RFC 9051 §6.4.6, RFC 7162
 CommandSpec fetchCommand();     // fetch.cc, RFC 9051 §6.4.5, RFC 3516, RFC 7162, RFC 8970
 CommandSpec copyCommand();      // copy.cc, RFC 9051 §6.4.7, RFC 4315
