@@ -99,6 +99,7 @@ CommandTable CommandTable::standard() {
       expungeCommand(),
       searchCommand(),
       sortCommand(),
+      cancelupdateCommand(),
       storeCommand(),
       fetchCommand(),
       copyCommand(),

@@ -199,6 +199,7 @@ Status SelectedMailbox::rescan() {
       if (!r.live()) {
         gone_.insert(r.uid);
       } else if (r.modseq > seen_modseq_) {
+        touched_.push_back(r.uid);
         auto own = reported_.find(r.uid);
         if (own == reported_.end() || own->second != r.modseq) changed_.push_back(r.uid);
       }
@@ -245,10 +246,21 @@ Status SelectedMailbox::endPass(const std::vector<uint32_t>& fresh) {
   return Status::ok();
 }
 
+std::vector<uint32_t> SelectedMailbox::pendingChecks() const {
+  std::vector<uint32_t> out = touched_;
+  out.insert(out.end(), fresh_.begin(), fresh_.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  out.erase(std::remove_if(out.begin(), out.end(), [&](uint32_t uid) { return gone_.count(uid) != 0; }),
+            out.end());
+  return out;
+}
+
 Status SelectedMailbox::writeUpdates(bool allow_expunge, const UpdateStyle& style,
-                                     std::string& out) {
+                                     std::string& out, const UpdateHooks* hooks) {
   announceFlags(out);
   if (allow_expunge && !gone_.empty()) {
+    if (hooks != nullptr && hooks->before_expunges) hooks->before_expunges(gone_, out);
     if (style.qresync) {
       auto set = proto::SequenceSet::fromNumbers({gone_.begin(), gone_.end()});
       if (set.ok()) out += "* VANISHED " + set->format() + "\r\n";
@@ -294,6 +306,8 @@ Status SelectedMailbox::writeUpdates(bool allow_expunge, const UpdateStyle& styl
     out += ")\r\n";
   }
   changed_.clear();
+  touched_.clear();
+  if (hooks != nullptr && hooks->after_updates) hooks->after_updates(out);
   if (gone_.empty()) reported_modseq_ = seen_modseq_;
   return Status::ok();
 }

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +51,16 @@ struct UpdateStyle {
   bool qresync = false;    // VANISHED instead of EXPUNGE (RFC 7162 §3.2.10)
   bool condstore = false;  // MODSEQ in FETCH responses (RFC 7162 §3.1.4)
   bool rev1 = true;        // RECENT responses and \Recent (RFC 3501); not after ENABLE IMAP4rev2
+};
+
+// Where others may add to the updates (search contexts, RFC 5267 §4.3): both are called by
+// writeUpdates() with the output so far. Either may be empty.
+struct UpdateHooks {
+  // Right before the expunges of `gone` are reported; the view still holds them, so their
+  // sequence numbers are still the client's.
+  std::function<void(const std::set<uint32_t>& gone, std::string& out)> before_expunges;
+  // After EXISTS and FETCH: the view is the client's.
+  std::function<void(std::string& out)> after_updates;
 };
 
 class SelectedMailbox {
@@ -128,7 +139,12 @@ class SelectedMailbox {
   // Appends the untagged responses owed to the client to `out`, in the order RFC 9051 wants
   // (expunges, EXISTS/RECENT, then FETCH FLAGS), and makes them part of the view. Expunges
   // are held back when `allow_expunge` is false.
-  base::Status writeUpdates(bool allow_expunge, const UpdateStyle& style, std::string& out);
+  base::Status writeUpdates(bool allow_expunge, const UpdateStyle& style, std::string& out,
+                            const UpdateHooks* hooks = nullptr);
+  // The messages whose result in a search may have changed since the last writeUpdates():
+  // new ones (EXISTS still owed) and live ones whose flags changed, by anyone, this session
+  // included; not those expunged. Ascending UIDs, for the search contexts to re-check.
+  std::vector<uint32_t> pendingChecks() const;
   // The session itself just reported the flags of `uid` at `modseq` (STORE): no update for
   // that change. (A session's own EXPUNGE needs nothing like it: it refreshes and reports
   // its expunges through writeUpdates like anyone else's.)
@@ -174,6 +190,7 @@ class SelectedMailbox {
   std::set<uint32_t> gone_;          // in the view, expunged, not yet reported
   std::vector<uint32_t> fresh_;      // new messages, not yet in the view (no EXISTS yet)
   std::vector<uint32_t> changed_;    // UIDs whose flags changed since the last report
+  std::vector<uint32_t> touched_;    // changed_ and this session's own changes (pendingChecks)
   std::map<uint32_t, uint64_t> reported_;  // own STORE results not to echo again
   uint64_t seen_generation_ = 0;
   uint32_t seen_records_ = 0;

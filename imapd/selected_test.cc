@@ -181,5 +181,37 @@ TEST_F(SelectedTest, OpenReportsTheIndexItsViewWasBuiltFrom) {
   EXPECT_EQ(s->openedIndex().highest_modseq, s->reportedModseq());
 }
 
+// The search contexts' view of a refresh (RFC 5267 §4.3): pendingChecks() names the new and
+// the flag-changed messages, this session's own reported changes included (its result may
+// change too), never the expunged; the hooks run before the EXPUNGEs and after the FETCHes.
+TEST_F(SelectedTest, PendingChecksAndUpdateHooks) {
+  flag(1);
+  flag(2);
+  selected_->noteReported(2, writer_->index().highest_modseq);  // as this session's STORE would
+  append(1);
+  ASSERT_TRUE(writer_->expunge(std::vector<uint32_t>{3}).ok());
+  ASSERT_TRUE(selected_->refresh().isOk());
+  EXPECT_EQ(selected_->pendingChecks(), (std::vector<uint32_t>{1, 2, 4}));
+  std::vector<uint32_t> gone_seen;
+  UpdateHooks hooks;
+  hooks.before_expunges = [&](const std::set<uint32_t>& gone, std::string& out) {
+    gone_seen.assign(gone.begin(), gone.end());
+    EXPECT_EQ(selected_->msnOf(3), 3u);  // still in the view
+    out += "<before>\r\n";
+  };
+  hooks.after_updates = [&](std::string& out) {
+    EXPECT_EQ(selected_->msnOf(4), 3u);  // the new message is in the view
+    out += "<after>\r\n";
+  };
+  std::string out;
+  ASSERT_TRUE(selected_->writeUpdates(true, UpdateStyle{}, out, &hooks).isOk());
+  EXPECT_EQ(gone_seen, (std::vector<uint32_t>{3}));
+  EXPECT_EQ(out, "<before>\r\n* 3 EXPUNGE\r\n* 3 EXISTS\r\n"
+                 "* 1 FETCH (UID 1 FLAGS (\\Flagged))\r\n<after>\r\n");
+  // Reported: nothing pending any more.
+  ASSERT_TRUE(selected_->refresh().isOk());
+  EXPECT_EQ(selected_->pendingChecks(), std::vector<uint32_t>{});
+}
+
 }  // namespace
 }  // namespace darius::imapd

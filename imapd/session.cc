@@ -14,6 +14,7 @@ using base::Status;
 
 Session::Session(std::shared_ptr<net::Connection> conn, SessionEnv env, log::Context log)
     : conn_(std::move(conn)), env_(std::move(env)), log_(std::move(log)) {
+  contexts_ = std::make_unique<search::SearchContexts>(settings().max_search_contexts);
   conn_->setTimeout(settings().login_timeout);
   conn_->setDeadline(settings().login_timeout);
 }
@@ -90,6 +91,7 @@ void Session::unselect() {
   subscription_.reset();
   selected_.reset();
   saved_result_ = proto::SequenceSet();
+  contexts_->clear();  // RFC 5267 §4.3: updates cease when the mailbox is no longer selected
   if (state_ == State::kSelected) state_ = State::kAuthenticated;
 }
 
@@ -116,18 +118,59 @@ asio::awaitable<void> Session::sendUpdates(bool allow_expunge) {
   if (!selected_) co_return;
   std::string out;
   Status s = selected_->refresh();
+  if (s.isOk() && !contexts_->empty()) {
+    co_await sendContextUpdates(allow_expunge, out);
+    co_return;
+  }
   if (s.isOk()) s = selected_->writeUpdates(allow_expunge, updateStyle(), out);
   if (!s.isOk()) {
-    // The mailbox went away under us (deleted, renamed) or is damaged: RFC 9051 §7.1.5 lets
-    // the server end the session; the client reselects.
-    log::warning(log_, "selected mailbox: {}", s.toString());
-    writeUntagged("BYE [UNAVAILABLE] Selected mailbox is no longer available");
-    unselect();
-    state_ = State::kLogout;
-    bye_sent_ = true;
+    mailboxLost(s);
     co_return;
   }
   conn_->write(out);
+}
+
+// sendUpdates() with live search contexts (search_context.h): the changed messages are
+// re-checked first (on the blocking pool when a program reads more than the index), then
+// the REMOVEFROM of expunged results goes before the EXPUNGEs and the rest after the FETCHes.
+asio::awaitable<void> Session::sendContextUpdates(bool allow_expunge, std::string& out) {
+  SelectedMailbox& sel = *selected_;
+  std::vector<uint32_t> checks = sel.pendingChecks();
+  search::SearchScope scope;
+  scope.mailbox = &sel.mailbox();
+  scope.view = sel.uids();
+  scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
+  scope.seen = sel.seenState();
+  Status s;
+  if (contexts_->cost() == 0 || checks.empty()) {
+    s = contexts_->evaluate(scope, checks);
+  } else {
+    s = co_await blocking([&] { return contexts_->evaluate(scope, checks); });
+  }
+  if (s.isOk()) {
+    auto msn_of = [&sel](uint32_t uid) { return sel.msnOf(uid); };
+    UpdateHooks hooks;
+    hooks.before_expunges = [&](const std::set<uint32_t>& gone, std::string& o) {
+      o += contexts_->removeExpunged(gone, msn_of);
+    };
+    hooks.after_updates = [&](std::string& o) { o += contexts_->applyChecks(msn_of); };
+    s = sel.writeUpdates(allow_expunge, updateStyle(), out, &hooks);
+  }
+  if (!s.isOk()) {
+    mailboxLost(s);
+    co_return;
+  }
+  conn_->write(out);
+}
+
+void Session::mailboxLost(const Status& s) {
+  // The mailbox went away under us (deleted, renamed) or is damaged: RFC 9051 §7.1.5 lets
+  // the server end the session; the client reselects.
+  log::warning(log_, "selected mailbox: {}", s.toString());
+  writeUntagged("BYE [UNAVAILABLE] Selected mailbox is no longer available");
+  unselect();
+  state_ = State::kLogout;
+  bye_sent_ = true;
 }
 
 asio::awaitable<Status> Session::flushIfLarge() {

@@ -28,6 +28,7 @@
 #include "auth/user_store.h"
 #include "imapd/change_hub.h"
 #include "imapd/command_table.h"
+#include "imapd/search/search_context.h"
 #include "imapd/selected.h"
 #include "lib/base/result.h"
 #include "lib/log/log.h"
@@ -63,6 +64,8 @@ struct SessionSettings {
   // indexer (reading those messages meanwhile).
   bool search_index = true;
   size_t search_index_catch_up = 5000;
+  // Live SEARCH contexts (RFC 5267 §4.3.1) one session may keep; beyond, NOUPDATE.
+  size_t max_search_contexts = 8;
 };
 
 // What a session borrows from its service; all of it outlives the session.
@@ -157,6 +160,8 @@ class Session {
   }
   // RFC 5182 SEARCHRES: the last SEARCH ... SAVE result, as UIDs.
   proto::SequenceSet& savedResult() { return saved_result_; }
+  // RFC 5267 §4.3: the live SEARCH contexts of the selected mailbox (none when not selected).
+  search::SearchContexts& searchContexts() { return *contexts_; }
 
   // ENABLE (RFC 5161): true if `extension` was not enabled before and now is.
   bool enable(std::string_view extension);
@@ -192,6 +197,10 @@ class Session {
   // Answers a failed read: BYE for a timeout or shutdown, and ends the session.
   asio::awaitable<void> readFailed(base::Status status);
   asio::awaitable<void> flushOrEnd();
+  // sendUpdates() when search contexts are live (RFC 5267 §4.3).
+  asio::awaitable<void> sendContextUpdates(bool allow_expunge, std::string& out);
+  // The selected mailbox cannot be read any more: BYE and the logout state.
+  void mailboxLost(const base::Status& s);
   uint64_t literalLimit() const;
 
   std::shared_ptr<net::Connection> conn_;
@@ -206,6 +215,7 @@ class Session {
   std::shared_ptr<Waker> waker_;
   std::unique_ptr<ChangeHub::Subscription> subscription_;
   proto::SequenceSet saved_result_;
+  std::unique_ptr<search::SearchContexts> contexts_;
   bool condstore_used_ = false;
   bool bye_sent_ = false;  // a BYE went out mid-command: no tagged reply follows
 };

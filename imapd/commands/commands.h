@@ -52,8 +52,10 @@ CommandSpec closeCommand();     // close.cc, RFC 9051 §6.4.1
 CommandSpec unselectCommand();  // close.cc, RFC 9051 §6.4.2, RFC 3691
 CommandSpec checkCommand();     // check.cc, RFC 3501 §6.4.1
 CommandSpec expungeCommand();   // expunge.cc, RFC 9051 §6.4.3
-CommandSpec searchCommand();    // search.cc, RFC 9051 §6.4.4, RFC 4731, RFC 5182, RFC 7162
+CommandSpec searchCommand();    // search.cc, RFC 9051 §6.4.4, RFC 4731, RFC 5182, RFC 7162,
+                                // RFC 5032, RFC 5267, RFC 9394
 CommandSpec sortCommand();      // sort.cc, RFC 5256 §3, RFC 5267 §3 (ESORT), RFC 5957
+CommandSpec cancelupdateCommand();  // cancelupdate.cc, RFC 5267 §4.3.5
 CommandSpec storeCommand();     // store.cc, RFC 9051 §6.4.6, RFC 7162
 CommandSpec fetchCommand();     // fetch.cc, RFC 9051 §6.4.5, RFC 3516, RFC 7162, RFC 8970
 CommandSpec copyCommand();      // copy.cc, RFC 9051 §6.4.7, RFC 4315
@@ -78,7 +80,8 @@ base::Result<std::unique_ptr<PreparedCommand>> parseUidThread(ArgParser& p);
 inline constexpr std::string_view kStaticCapabilities =
     "IMAP4rev2 IMAP4rev1 SASL-IR LITERAL+ ID ENABLE IDLE NAMESPACE UIDPLUS MOVE UNSELECT "
     "CHILDREN CONDSTORE QRESYNC MULTIAPPEND BINARY STATUS=SIZE SPECIAL-USE CREATE-SPECIAL-USE "
-    "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES PREVIEW SORT SORT=DISPLAY ESORT "
+    "SAVEDATE OBJECTID LIST-EXTENDED LIST-STATUS ESEARCH SEARCHRES WITHIN PARTIAL "
+    "CONTEXT=SEARCH PREVIEW SORT SORT=DISPLAY ESORT "
     "ACL RIGHTS=texk LIST-MYRIGHTS "
     "QUOTA QUOTA=RES-STORAGE QUOTA=RES-MESSAGE QUOTA=RES-MAILBOX QUOTASET "
     "THREAD=ORDEREDSUBJECT THREAD=REFERENCES THREAD=REFS";

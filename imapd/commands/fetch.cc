@@ -1,7 +1,7 @@
 // FETCH and UID FETCH (RFC 9051 §6.4.5, §6.4.9, §7.5.2; RFC 3501 §6.4.5 for the IMAP4rev1
 // items), with BINARY (RFC 3516), CONDSTORE's MODSEQ and CHANGEDSINCE (RFC 7162 §3.1.4),
 // QRESYNC's VANISHED modifier (RFC 7162 §3.2.6), SAVEDATE (RFC 8514), EMAILID and THREADID
-// (RFC 8474) and PREVIEW (RFC 8970). The arguments are parsed by imapd/fetch/fetch_args.h;
+// (RFC 8474), PREVIEW (RFC 8970) and UID FETCH's PARTIAL modifier (RFC 9394 §3.3). The arguments are parsed by imapd/fetch/fetch_args.h;
 // each message's response is laid out and streamed by imapd/fetch/fetch_render.h.
 //
 // The command: sequence numbers beyond the mailbox (or "*" in an empty one) are BAD (RFC 9051
@@ -19,6 +19,7 @@
 #include "imapd/fetch/fetch_args.h"
 #include "imapd/fetch/fetch_render.h"
 #include "imapd/mailbox_access.h"
+#include "imapd/search/search_response.h"
 #include "imapd/session.h"
 #include "imapd/vanished.h"
 
@@ -180,6 +181,16 @@ asio::awaitable<Reply> run(Session& session, FetchArgs args) {
     }
   }
   std::vector<uint32_t> uids = targetUids(session, sel, args);
+  if (args.partial) {
+    // RFC 9394 §3.3: the messages at those positions of the set's, before CHANGEDSINCE.
+    search::Window w = search::partialWindow(*args.partial, uids.size());
+    if (w.empty()) {
+      uids.clear();
+    } else {
+      uids = std::vector<uint32_t>(uids.begin() + static_cast<std::ptrdiff_t>(w.begin),
+                                   uids.begin() + static_cast<std::ptrdiff_t>(w.end));
+    }
+  }
   if (args.has(ItemKind::kModseq) || args.changed_since) session.useCondstore();
   const UpdateStyle style = session.updateStyle();
   if (args.vanished) {

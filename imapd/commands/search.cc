@@ -12,14 +12,23 @@
 // (RFC 9051 §6.4.4.1). Expunges are held back after a SEARCH by sequence number (§7.5.1).
 //
 // An unknown CHARSET is NO [BADCHARSET (the charsets we convert)] (§6.4.4, §7.1).
+//
+// RETURN (UPDATE) (RFC 5267 §4.3, CONTEXT=SEARCH) keeps the search live as a search context
+// of the session (search/search_context.h): its sets pinned to the UIDs they name now, its
+// result the matches. A tag already used by a live context is BAD; a context the server
+// will not keep (too many, OLDER/YOUNGER) is an untagged NO [NOUPDATE "tag"] after the
+// ESEARCH, the other options still answered (§4.3.1). PARTIAL (RFC 9394) is formatted by
+// search_response.
 #include <algorithm>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/search/search_args.h"
+#include "imapd/search/search_context.h"
 #include "imapd/search/search_eval.h"
 #include "imapd/search/search_response.h"
 #include "mailbox/search_fold.h"
@@ -82,9 +91,47 @@ std::unique_ptr<mailbox::SearchIndex> openSearchIndex(const mailbox::Mailbox& mb
   return mailbox::SearchIndex::open(mb.dir(), mb.index().uidvalidity);
 }
 
+// RFC 5267 §4.3: keeps the search live, or refuses with NOUPDATE (§4.3.1). Runs before a
+// SAVE of this command replaces "$", which the program may name.
+void startContext(Session& session, const SearchCommandArgs& command,
+                  const std::vector<search::SearchMatch>& matches) {
+  auto refuse = [&](std::string_view why) {
+    session.writeUntagged("NO [NOUPDATE " + proto::quoteString(command.tag) + "] " +
+                          std::string(why));
+  };
+  std::string why = search::contextRefusal(command.args);
+  if (!why.empty()) return refuse(why);
+  if (session.searchContexts().full()) return refuse("Too many search contexts");
+  SelectedMailbox& sel = *session.selected();
+  const proto::SequenceSet& saved = session.savedResult();
+  search::SearchArgs pinned = search::pinSets(
+      command.args, [&](const proto::SequenceSet& set, bool by_uid) {
+        std::vector<uint32_t> uids = sel.resolve(set, by_uid);  // "$" counts as empty
+        if (set.hasLastResult()) {
+          // "$" is UIDs whatever the key (search_eval.cc).
+          std::vector<uint32_t> more = sel.resolve(saved, /*by_uid=*/true);
+          uids.insert(uids.end(), more.begin(), more.end());
+          std::sort(uids.begin(), uids.end());
+          uids.erase(std::unique(uids.begin(), uids.end()), uids.end());
+        }
+        return uids;
+      });
+  auto program = search::SearchProgram::compile(pinned);
+  if (!program.ok()) return refuse("Cannot keep this search live");
+  std::vector<uint32_t> uids;
+  uids.reserve(matches.size());
+  for (const search::SearchMatch& m : matches) uids.push_back(m.uid);
+  session.searchContexts().add(std::make_unique<search::SearchContext>(
+      command.tag, command.args.by_uid, std::move(*program), std::move(uids)));
+}
+
 asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
   SelectedMailbox& sel = *session.selected();
   const search::SearchArgs& args = command.args;
+  // RFC 5267 §4.3: UPDATE under a tag a live context has is BAD, and has no effect.
+  if (args.ret.update && session.searchContexts().has(command.tag)) {
+    co_return Reply::bad("Tag reuse");
+  }
   auto finish = [&](Reply r) {
     r.hold_expunges = !args.by_uid;
     // RFC 9051 §6.4.4.1: a NO of a SEARCH with SAVE empties "$"; a BAD changes nothing.
@@ -145,6 +192,7 @@ asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
   style.esearch = search::wantsEsearch(args, session.isEnabled("IMAP4rev2"));
   style.tag = command.tag;
   session.connection().write(search::formatSearchResponse(args, style, outcome->matches));
+  if (args.ret.update) startContext(session, command, outcome->matches);
   if (args.ret.save) session.savedResult() = search::savedResult(args.ret, outcome->matches);
   (void)co_await session.flushIfLarge();
   co_return finish(Reply::ok(args.by_uid ? "UID SEARCH completed" : "SEARCH completed"));

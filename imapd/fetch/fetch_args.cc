@@ -224,6 +224,16 @@ Status parseModifiers(ArgParser& p, FetchArgs* a) {
       a->vanished = true;
       return Status::ok();
     }
+    if (word == "PARTIAL") {
+      // RFC 9394 §3.3: a UID FETCH modifier.
+      if (!a->by_uid) return Status::invalid("PARTIAL is only allowed with UID FETCH");
+      if (a->partial) return Status::invalid("PARTIAL given twice");
+      DARIUS_RETURN_IF_ERROR(q.space());
+      auto range = q.atom();
+      if (!range.ok()) return Status::invalid("Invalid PARTIAL range");
+      DARIUS_ASSIGN_OR_RETURN(a->partial, search::parsePartialRange(*range));
+      return Status::ok();
+    }
     return Status::invalid("Unknown FETCH modifier " + word);
   };
   DARIUS_RETURN_IF_ERROR(p.listOf(modifier, {.allow_empty = false, .max_items = 8}));

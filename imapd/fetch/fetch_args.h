@@ -16,6 +16,7 @@
 //   partial        = "<" number64 "." nz-number64 ">"
 //   fetch-modifiers = SP "(" fetch-modifier *(SP fetch-modifier) ")"
 //   fetch-modifier = "CHANGEDSINCE" SP mod-sequence-value / "VANISHED"   ; VANISHED: UID only
+//                    / "PARTIAL" SP partial-range                       ; RFC 9394, UID only
 //
 // Item names and section keywords are case-insensitive (RFC 9051 §9 note 1). Hostile input is
 // bounded by FetchLimits: the number of items, of header field names and their length, and
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "imapd/search/search_args.h"
 #include "lib/base/result.h"
 #include "lib/mime/section.h"
 #include "lib/proto/arg_parser.h"
@@ -92,6 +94,9 @@ struct FetchArgs {
   std::vector<FetchItem> items;
   std::optional<uint64_t> changed_since;  // CHANGEDSINCE (RFC 7162 §3.1.4.1)
   bool vanished = false;                  // VANISHED (RFC 7162 §3.2.6)
+  // PARTIAL (RFC 9394 §3.3, UID FETCH only): only the messages at these positions of the
+  // set's, taken before CHANGEDSINCE filters them.
+  std::optional<search::PartialRange> partial;
 
   bool has(ItemKind kind) const;
 };

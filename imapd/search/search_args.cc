@@ -11,6 +11,35 @@ using base::Result;
 using base::Status;
 using proto::ArgParser;
 
+// RFC 9394 §4: partial-range = nz-number ":" nz-number / "-" nz-number ":" "-" nz-number.
+// Both ends fit in 32 bits (they count messages) and have the same sign.
+Result<PartialRange> parsePartialRange(std::string_view s) {
+  auto bad = [] { return Status::invalid("Invalid PARTIAL range"); };
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos) return bad();
+  auto end = [](std::string_view e, bool& neg, uint32_t& out) {
+    neg = !e.empty() && e[0] == '-';
+    if (neg) e.remove_prefix(1);
+    if (e.empty() || e.size() > 10 || e[0] == '0') return false;
+    uint64_t v = 0;
+    for (char c : e) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (v > UINT32_MAX) return false;
+    out = static_cast<uint32_t>(v);
+    return true;
+  };
+  bool neg1 = false, neg2 = false;
+  PartialRange r;
+  if (!end(s.substr(0, colon), neg1, r.first) || !end(s.substr(colon + 1), neg2, r.last) ||
+      neg1 != neg2) {
+    return bad();
+  }
+  r.from_end = neg1;
+  return r;
+}
+
 namespace {
 
 // A key's argument must end where a key may end: SP, ")" or the end of the command.
@@ -40,7 +69,7 @@ bool isObjectId(std::string_view s) {
 }
 
 // The keys that take no argument, or a fixed kind of argument.
-enum class Arg : uint8_t { kNone, kString, kDate, kNumber, kKeyword, kObjectId };
+enum class Arg : uint8_t { kNone, kString, kDate, kNumber, kNzNumber, kKeyword, kObjectId };
 
 struct Simple {
   std::string_view name;
@@ -81,6 +110,8 @@ constexpr Simple kSimple[] = {
     {"SAVEDSINCE", KeyKind::kSavedSince, Arg::kDate},
     {"LARGER", KeyKind::kLarger, Arg::kNumber},
     {"SMALLER", KeyKind::kSmaller, Arg::kNumber},
+    {"OLDER", KeyKind::kOlder, Arg::kNzNumber},
+    {"YOUNGER", KeyKind::kYounger, Arg::kNzNumber},
     {"KEYWORD", KeyKind::kKeyword, Arg::kKeyword},
     {"UNKEYWORD", KeyKind::kNoKeyword, Arg::kKeyword},
     {"EMAILID", KeyKind::kEmailId, Arg::kObjectId},
@@ -209,6 +240,15 @@ class Parser {
         DARIUS_RETURN_IF_ERROR(expectKeyEnd(p_, "number"));
         break;
       }
+      case Arg::kNzNumber: {
+        // RFC 5032 §3: OLDER / YOUNGER SP nz-number (seconds).
+        DARIUS_RETURN_IF_ERROR(p_.space());
+        auto n = p_.nzNumber();
+        if (!n.ok()) return Status::invalid("Invalid interval");
+        k.number = *n;
+        DARIUS_RETURN_IF_ERROR(expectKeyEnd(p_, "interval"));
+        break;
+      }
       case Arg::kKeyword: {
         // flag-keyword = "$MDNSent" / ... / atom: system flags have their own keys.
         DARIUS_RETURN_IF_ERROR(p_.space());
@@ -263,7 +303,7 @@ class Parser {
 
 // search-return-opts = SP "RETURN" SP "(" [search-return-opt *(SP search-return-opt)] ")"
 Status parseReturn(ArgParser& p, ReturnOptions& ret) {
-  return p.listOf(
+  Status st = p.listOf(
       [&](ArgParser& q) -> Status {
         auto a = q.atom();
         if (!a.ok()) return Status::invalid("Invalid search return option");
@@ -278,6 +318,17 @@ Status parseReturn(ArgParser& p, ReturnOptions& ret) {
           ret.count = true;
         } else if (u == "SAVE") {
           ret.save = true;
+        } else if (u == "CONTEXT") {
+          ret.context = true;
+        } else if (u == "UPDATE") {
+          ret.update = true;
+        } else if (u == "PARTIAL") {
+          // RFC 9394 §3.1 (RFC 5267 §4.4): at most one PARTIAL, never with ALL.
+          if (ret.partial) return Status::invalid("PARTIAL given twice");
+          DARIUS_RETURN_IF_ERROR(q.space());
+          auto range = q.atom();
+          if (!range.ok()) return Status::invalid("Invalid PARTIAL range");
+          DARIUS_ASSIGN_OR_RETURN(ret.partial, parsePartialRange(*range));
         } else {
           // RFC 9051 §6.4.4: options the server does not support MUST be rejected with BAD.
           return Status::invalid("Unknown search return option " + std::string(a->substr(0, 32)));
@@ -285,6 +336,9 @@ Status parseReturn(ArgParser& p, ReturnOptions& ret) {
         return Status::ok();
       },
       proto::ListOptions{.allow_empty = true, .max_items = 16});
+  if (!st.isOk()) return st;
+  if (ret.partial && ret.all) return Status::invalid("PARTIAL and ALL together");
+  return Status::ok();
 }
 
 // The atom at the parser's position, if it is `word` followed by SP; consumed only then.
@@ -404,6 +458,8 @@ void describeKey(const SearchArgs& args, uint32_t index, std::string& out) {
       return;
     case KeyKind::kLarger:
     case KeyKind::kSmaller:
+    case KeyKind::kOlder:
+    case KeyKind::kYounger:
       out += std::string(kindName(k.kind)) + " " + std::to_string(k.number);
       return;
     case KeyKind::kBefore:

@@ -1,5 +1,6 @@
 // The typed arguments of SEARCH and UID SEARCH (RFC 9051 §6.4.4, §9; RFC 3501 §6.4.4): the
-// ESEARCH result options (RFC 4731, SAVE from RFC 5182), the CHARSET, and the search keys as
+// ESEARCH result options (RFC 4731; SAVE from RFC 5182; CONTEXT and UPDATE from RFC 5267;
+// PARTIAL from RFC 9394, where PARTIAL with ALL, or twice, is BAD), the CHARSET, and the search keys as
 // a tree, parsed from the wire by parseSearchArgs() and nothing else: no mailbox, no session,
 // so every key, every nesting and every hostile input can be tested (and fuzzed) alone.
 //
@@ -7,7 +8,8 @@
 //   search-program  = ["CHARSET" SP charset SP] search-key *(SP search-key)
 //   search-key      = every key of RFC 3501 and RFC 9051, MODSEQ [entry-name entry-type-req]
 //                     n (RFC 7162 §3.1.5), SAVEDBEFORE/SAVEDON/SAVEDSINCE/SAVEDATESUPPORTED
-//                     (RFC 8514), EMAILID/THREADID (RFC 8474), a sequence set ("$" included,
+//                     (RFC 8514), EMAILID/THREADID (RFC 8474), OLDER/YOUNGER n (RFC 5032),
+//                     a sequence set ("$" included,
 //                     RFC 5182) and "(" search-key *(SP search-key) ")".
 //
 // The tree lives in one vector (keys[0] is the root, an AND of the top-level keys; a node's
@@ -29,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/base/result.h"
@@ -73,6 +76,8 @@ enum class KeyKind : uint8_t {
   kModseq,            // number; field/text: the entry name and type, if given
   kEmailId,           // text: the object id
   kThreadId,
+  kOlder,             // number: seconds; INTERNALDATE at or before now - number (RFC 5032)
+  kYounger,           // number: seconds; INTERNALDATE at or after now - number (RFC 5032)
 };
 
 struct SearchKey {
@@ -86,13 +91,28 @@ struct SearchKey {
   std::vector<uint32_t> children;  // kAnd, kOr, kNot: indices into SearchArgs::keys
 };
 
+// RFC 9394 §3.1 (RFC 5267 §4.4): PARTIAL first:last, the positions of the results wanted,
+// counted from 1. `from_end`: the range was written with "-" (-1 is the last result).
+// Kept as sent (the response echoes it); "500:400" means "400:500". Both nonzero.
+struct PartialRange {
+  uint32_t first = 0;
+  uint32_t last = 0;
+  bool from_end = false;
+  uint32_t low() const { return first < last ? first : last; }
+  uint32_t high() const { return first < last ? last : first; }
+  bool operator==(const PartialRange&) const = default;
+};
+
 // RFC 4731 / RFC 9051 result options.
 struct ReturnOptions {
   bool min = false;
   bool max = false;
   bool all = false;
   bool count = false;
-  bool save = false;  // RFC 5182
+  bool save = false;     // RFC 5182
+  bool context = false;  // RFC 5267 §4.2: a hint, nothing to do
+  bool update = false;   // RFC 5267 §4.3: keep the result live
+  std::optional<PartialRange> partial;  // RFC 9394
 };
 
 struct SearchArgs {
@@ -115,6 +135,10 @@ struct SearchLimits {
 // command name, and is left at the end of the last key (the caller checks the end).
 base::Result<SearchArgs> parseSearchArgs(proto::ArgParser& p, bool by_uid,
                                          const SearchLimits& limits = {});
+
+// RFC 9394 §4: "1:100" or "-1:-100" (the atom after PARTIAL); kInvalid otherwise. UID FETCH's
+// PARTIAL modifier (§3.3) takes the same range.
+base::Result<PartialRange> parsePartialRange(std::string_view text);
 
 // A canonical, readable rendering of the tree, e.g. `(OR FROM "a" (NOT SEEN)) LARGER 5`;
 // for tests and logs.

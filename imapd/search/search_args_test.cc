@@ -170,12 +170,65 @@ TEST(SearchArgs, ReturnOptions) {
   ASSERT_TRUE(d.ok());
   EXPECT_FALSE(d->has_return);
 
-  EXPECT_EQ(errorOf(" RETURN (PARTIAL 1:10) ALL"), "Unknown search return option PARTIAL");
+  EXPECT_EQ(errorOf(" RETURN (FUZZY) ALL"), "Unknown search return option FUZZY");
   EXPECT_EQ(errorOf(" RETURN (MIN"), "Unterminated list");
   EXPECT_EQ(errorOf(" RETURN MIN ALL"), "Expected \"(\"");
   EXPECT_EQ(errorOf(" RETURN (MIN)"), "Missing argument");
   EXPECT_EQ(errorOf(" RETURN (MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN MIN) ALL"),
             "Too many items in list");
+}
+
+// RFC 5267 §4.2-4.4 and RFC 9394 §3.1: CONTEXT, UPDATE, PARTIAL with both range forms.
+TEST(SearchArgs, ContextUpdateAndPartial) {
+  auto a = parse(" RETURN (CONTEXT UPDATE COUNT) UNSEEN", true);
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a->ret.context && a->ret.update && a->ret.count);
+  EXPECT_FALSE(a->ret.partial.has_value());
+  auto b = parse(" RETURN (PARTIAL 1:100) ALL");
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE(b->ret.partial.has_value());
+  EXPECT_EQ(*b->ret.partial, (PartialRange{1, 100, false}));
+  auto c = parse(" RETURN (partial -1:-100 MIN) ALL");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c->ret.partial, (PartialRange{1, 100, true}));
+  EXPECT_TRUE(c->ret.min);
+  // "500:400 is the same as 400:500": kept as sent, low() and high() order it.
+  auto d = parse(" RETURN (PARTIAL 500:400) ALL");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->ret.partial->first, 500u);
+  EXPECT_EQ(d->ret.partial->low(), 400u);
+  EXPECT_EQ(d->ret.partial->high(), 500u);
+  auto e = parse(" RETURN (PARTIAL 4294967295:1) ALL");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ret.partial->high(), 4294967295u);
+}
+
+TEST(SearchArgs, BadPartialRangesAndCombinations) {
+  for (const char* bad : {" RETURN (PARTIAL 0:10) ALL", " RETURN (PARTIAL 1:0) ALL",
+                          " RETURN (PARTIAL -1:10) ALL", " RETURN (PARTIAL 1:-10) ALL",
+                          " RETURN (PARTIAL 1:*) ALL", " RETURN (PARTIAL 5) ALL",
+                          " RETURN (PARTIAL -0:-3) ALL", " RETURN (PARTIAL 1:4294967296) ALL",
+                          " RETURN (PARTIAL 01:5) ALL", " RETURN (PARTIAL 1,5) ALL",
+                          " RETURN (PARTIAL a:b) ALL", " RETURN (PARTIAL 1::2) ALL"}) {
+    EXPECT_EQ(errorOf(bad), "Invalid PARTIAL range") << bad;
+  }
+  EXPECT_EQ(errorOf(" RETURN (PARTIAL) ALL"), "Expected SP");
+  // RFC 9394 §3.1: one PARTIAL, and never with ALL.
+  EXPECT_EQ(errorOf(" RETURN (PARTIAL 1:5 PARTIAL 6:9) ALL"), "PARTIAL given twice");
+  EXPECT_EQ(errorOf(" RETURN (ALL PARTIAL 1:5) ALL"), "PARTIAL and ALL together");
+  EXPECT_EQ(errorOf(" RETURN (PARTIAL 1:5 ALL) ALL"), "PARTIAL and ALL together");
+}
+
+// RFC 5032: OLDER / YOUNGER nz-number.
+TEST(SearchArgs, Within) {
+  EXPECT_EQ(described(" OLDER 3600 YOUNGER 259200"), "OLDER 3600 YOUNGER 259200");
+  EXPECT_EQ(described(" not younger 1"), "NOT YOUNGER 1");
+  EXPECT_EQ(described(" OR OLDER 5 (YOUNGER 4294967295)"), "OR OLDER 5 (YOUNGER 4294967295)");
+  EXPECT_EQ(errorOf(" OLDER 0"), "Invalid interval");
+  EXPECT_EQ(errorOf(" YOUNGER -5"), "Invalid interval");
+  EXPECT_EQ(errorOf(" YOUNGER 4294967296"), "Invalid interval");
+  EXPECT_EQ(errorOf(" OLDER"), "Missing argument");
+  EXPECT_EQ(errorOf(" OLDER 5x"), "Invalid interval");
 }
 
 TEST(SearchArgs, Charset) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "mailbox/search_text.h"
 #include "mailbox/sent_date.h"
@@ -190,6 +191,7 @@ class Evaluator {
     }
     max_msn_ = static_cast<uint32_t>(scope.view.size());
     max_uid_ = scope.view.empty() ? 0 : scope.view.back();
+    now_ = scope.now != 0 ? scope.now : static_cast<int64_t>(::time(nullptr));
   }
 
   bool eval(uint32_t index, MessageState& m) const {
@@ -235,6 +237,11 @@ class Evaluator {
         return compareDay(n.kind, m.sentDay(), n.day);
       case KeyKind::kModseq:
         return r.modseq >= n.number;
+      // RFC 5032 §2: OLDER matches at or before now - interval, YOUNGER at or after it.
+      case KeyKind::kOlder:
+        return r.internal_date <= now_ - static_cast<int64_t>(n.number);
+      case KeyKind::kYounger:
+        return r.internal_date >= now_ - static_cast<int64_t>(n.number);
       case KeyKind::kEmailId:
         return emailIdOf(r) == n.text;
       case KeyKind::kThreadId: {
@@ -294,6 +301,7 @@ class Evaluator {
   std::vector<std::optional<mailbox::SearchFilter>> filters_;  // per node: TEXT/BODY
   uint32_t max_msn_ = 0;
   uint32_t max_uid_ = 0;
+  int64_t now_ = 0;  // OLDER / YOUNGER
 };
 
 int costOf(std::vector<SearchProgram::Node>& nodes, uint32_t index) {
@@ -389,6 +397,30 @@ Result<SearchOutcome> SearchProgram::run(const SearchScope& scope) const {
     if (!rec || rec->uid != uid) continue;
     MessageState m(mb, *rec, static_cast<uint32_t>(i + 1));
     if (ev.eval(0, m)) out.matches.push_back({m.msn(), uid, rec->modseq});
+    if (m.unreadable()) ++out.unreadable;
+    if (m.fileOpened()) ++out.files_opened;
+  }
+  return out;
+}
+
+Result<SearchOutcome> SearchProgram::runOn(const SearchScope& scope,
+                                           std::span<const uint32_t> uids) const {
+  SearchOutcome out;
+  if (scope.mailbox == nullptr) return out;
+  const mailbox::Mailbox& mb = *scope.mailbox;
+  Evaluator ev(nodes_, scope);
+  for (uint32_t uid : uids) {
+    DARIUS_ASSIGN_OR_RETURN(int64_t pos, mb.findUid(uid));
+    if (pos < 0) continue;  // left the index: matches nothing
+    DARIUS_ASSIGN_OR_RETURN(IndexRecord rec, mb.record(static_cast<size_t>(pos)));
+    if (!rec.live()) continue;
+    if (scope.seen != nullptr) scope.seen->apply(rec);
+    auto at = std::lower_bound(scope.view.begin(), scope.view.end(), uid);
+    uint32_t msn = at != scope.view.end() && *at == uid
+                       ? static_cast<uint32_t>(at - scope.view.begin()) + 1
+                       : 0;
+    MessageState m(mb, rec, msn);
+    if (ev.eval(0, m)) out.matches.push_back({msn, uid, rec.modseq});
     if (m.unreadable()) ++out.unreadable;
     if (m.fileOpened()) ++out.files_opened;
   }

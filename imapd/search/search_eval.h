@@ -8,7 +8,7 @@
 // before its cache entry is decoded, and by its cache entry before its file is opened:
 //
 //   cost 0, the index record: sequence numbers, UID, flags, keywords, \Recent, sizes,
-//           INTERNALDATE and save date, MODSEQ, EMAILID, THREADID;
+//           INTERNALDATE and save date, OLDER/YOUNGER, MODSEQ, EMAILID, THREADID;
 //   cost 1, the cache entry (mailbox/cache_format.h): FROM, TO, CC, BCC, SUBJECT, HEADER of
 //           a field the cache keeps, SENT* (from the cached Date);
 //   cost 2, the message file: BODY, TEXT, HEADER of a trace field the cache leaves out
@@ -70,6 +70,8 @@ struct SearchScope {
   // every message. With it, a message the index rules out is not opened for that key; the
   // rest are checked against the message as without it, so the result is the same.
   const mailbox::SearchIndex* index = nullptr;
+  // "Now" for OLDER and YOUNGER (RFC 5032), seconds since the epoch; 0: the clock at run().
+  int64_t now = 0;
 };
 
 struct SearchMatch {
@@ -92,6 +94,11 @@ class SearchProgram {
   static base::Result<SearchProgram> compile(const SearchArgs& args);
 
   base::Result<SearchOutcome> run(const SearchScope& scope) const;
+  // The same over only `uids` (ascending): a search context (search_context.h) re-checks
+  // the messages that changed, not the mailbox. A UID not in the index does not match;
+  // SearchMatch::msn is its number in scope.view, or 0 when the view does not hold it.
+  base::Result<SearchOutcome> runOn(const SearchScope& scope,
+                                    std::span<const uint32_t> uids) const;
 
   // The most expensive source the program reads (0 index, 1 cache, 2 message files).
   int cost() const;

@@ -95,6 +95,7 @@ class SearchEvalTest : public ::testing::Test {
     scope.view = view_;
     scope.is_recent = [this](uint32_t uid) { return recent_.count(uid) != 0; };
     scope.saved = &saved_;
+    scope.now = now_;
     auto out = prog->run(scope);
     EXPECT_TRUE(out.ok()) << out.status().toString();
     if (!out.ok()) return {999999};
@@ -121,6 +122,7 @@ class SearchEvalTest : public ::testing::Test {
   std::vector<uint32_t> view_;
   std::set<uint32_t> recent_;
   proto::SequenceSet saved_;
+  int64_t now_ = 0;  // OLDER / YOUNGER: 0 is the clock
 };
 
 using U = std::vector<uint32_t>;
@@ -238,6 +240,50 @@ TEST_F(FourMessages, InternalDatesInTheirOwnZone) {
   EXPECT_EQ(search("SINCE 16-Feb-2024"), (U{c_, d_}));
   EXPECT_EQ(search("SINCE 1-Jan-2100"), U{});
   EXPECT_EQ(search("BEFORE 1-Jan-1970"), U{});
+}
+
+// RFC 5032 §2: OLDER n is INTERNALDATE <= now - n, YOUNGER n is INTERNALDATE >= now - n, to
+// the second, whatever the zone.
+TEST_F(FourMessages, OlderAndYounger) {
+  now_ = kJan1_2024 + 100 * 86400;
+  const std::string d31 = std::to_string(31 * 86400);  // now - 31 days is c_'s date exactly
+  EXPECT_EQ(search("OLDER " + d31), (U{a_, b_, c_}));
+  EXPECT_EQ(search("YOUNGER " + d31), (U{c_, d_}));
+  EXPECT_EQ(search("OLDER " + std::to_string(31 * 86400 + 1)), (U{a_, b_}));
+  EXPECT_EQ(search("YOUNGER " + std::to_string(31 * 86400 - 1)), (U{d_}));
+  EXPECT_EQ(search("OLDER 8640000"), U{});  // 100 days: before a_ (10:00 on the first day)
+  EXPECT_EQ(search("YOUNGER 8640000"), (U{a_, b_, c_, d_}));
+  EXPECT_EQ(search("YOUNGER " + d31 + " DRAFT"), (U{c_}));
+  EXPECT_EQ(search("NOT OLDER " + d31), (U{d_}));
+  // The clock: all four are from 2024.
+  now_ = 0;
+  EXPECT_EQ(search("OLDER 1"), (U{a_, b_, c_, d_}));
+  EXPECT_EQ(search("YOUNGER 1"), U{});
+}
+
+// runOn(): only the UIDs asked about, sequence numbers from the view, 0 outside it, and UIDs
+// that are not in the index match nothing.
+TEST_F(FourMessages, RunOnChecksOnlyTheGivenUids) {
+  std::string text = " YOUNGER " + std::to_string(60 * 86400);
+  proto::ArgParser p(text);
+  auto args = parseSearchArgs(p, false);
+  ASSERT_TRUE(args.ok());
+  auto prog = SearchProgram::compile(*args);
+  ASSERT_TRUE(prog.ok());
+  std::vector<uint32_t> view = {a_, c_};  // b_ and d_ not yet told to the client
+  SearchScope scope;
+  scope.mailbox = &mailbox();
+  scope.view = view;
+  scope.now = kJan1_2024 + 100 * 86400;
+  std::vector<uint32_t> ask = {a_, c_, d_, d_ + 1000};
+  auto out = prog->runOn(scope, ask);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->matches.size(), 2u);
+  EXPECT_EQ(out->matches[0].uid, c_);
+  EXPECT_EQ(out->matches[0].msn, 2u);
+  EXPECT_EQ(out->matches[1].uid, d_);
+  EXPECT_EQ(out->matches[1].msn, 0u);
+  EXPECT_EQ(out->files_opened, 0u);
 }
 
 TEST_F(FourMessages, SentDatesFromTheDateHeader) {

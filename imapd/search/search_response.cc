@@ -1,6 +1,7 @@
 #include "imapd/search/search_response.h"
 
 #include <algorithm>
+#include <span>
 
 #include "lib/proto/chars.h"
 
@@ -9,7 +10,7 @@ namespace {
 
 uint32_t numberOf(const SearchArgs& args, const SearchMatch& m) { return args.by_uid ? m.uid : m.msn; }
 
-std::string setOf(const SearchArgs& args, const std::vector<SearchMatch>& matches) {
+std::string setOf(const SearchArgs& args, std::span<const SearchMatch> matches) {
   std::vector<proto::SeqRange> ranges;
   for (const SearchMatch& m : matches) {
     uint32_t n = numberOf(args, m);
@@ -29,7 +30,34 @@ uint64_t highestModseq(const std::vector<SearchMatch>& matches) {
   return h;
 }
 
+// Options that ask for result data; CONTEXT and UPDATE ask for none (RFC 5267 §4.3) and SAVE
+// has its own rule (RFC 5182 §2.4).
+bool asksForData(const ReturnOptions& r) {
+  return r.min || r.max || r.all || r.count || r.partial.has_value();
+}
+
 }  // namespace
+
+Window partialWindow(const PartialRange& range, size_t count) {
+  Window w;
+  size_t lo = range.low(), hi = range.high();  // 1-based, inclusive
+  if (lo > count) return w;
+  if (hi > count) hi = count;
+  if (!range.from_end) {
+    w.begin = lo - 1;
+    w.end = hi;
+  } else {
+    // -1 is the last result: positions -hi..-lo are indices count-hi .. count-lo.
+    w.begin = count - hi;
+    w.end = count - lo + 1;
+  }
+  return w;
+}
+
+std::string formatPartialRange(const PartialRange& range) {
+  const char* sign = range.from_end ? "-" : "";
+  return sign + std::to_string(range.first) + ":" + sign + std::to_string(range.last);
+}
 
 bool wantsEsearch(const SearchArgs& args, bool imap4rev2) { return args.has_return || imap4rev2; }
 
@@ -49,7 +77,7 @@ std::string formatSearchResponse(const SearchArgs& args, const ResponseStyle& st
     return out;
   }
   ReturnOptions r = args.ret;
-  bool any = r.min || r.max || r.all || r.count;
+  bool any = asksForData(r);
   if (!any) {
     if (args.has_return && r.save) return {};  // SAVE alone: no ESEARCH (RFC 9051 §6.4.4)
     r.all = true;                              // RETURN () or none at all: ALL
@@ -62,6 +90,16 @@ std::string formatSearchResponse(const SearchArgs& args, const ResponseStyle& st
   }
   if (r.count) out += " COUNT " + std::to_string(matches.size());
   if (r.all && !matches.empty()) out += " ALL " + setOf(args, matches);
+  if (r.partial) {
+    Window w = partialWindow(*r.partial, matches.size());
+    out += " PARTIAL (" + formatPartialRange(*r.partial) + " ";
+    if (w.empty()) {
+      out += "NIL";
+    } else {
+      out += setOf(args, std::span(matches).subspan(w.begin, w.end - w.begin));
+    }
+    out += ")";
+  }
   if (args.uses_modseq && !matches.empty()) {
     // RFC 4731 §3.2: the modseq of what was returned.
     uint64_t modseq = 0;
@@ -80,7 +118,15 @@ std::string formatSearchResponse(const SearchArgs& args, const ResponseStyle& st
 
 proto::SequenceSet savedResult(const ReturnOptions& ret, const std::vector<SearchMatch>& matches) {
   std::vector<uint32_t> uids;
-  if (!(ret.min || ret.max) || ret.all || ret.count) {
+  if (ret.partial && !ret.count) {
+    // RFC 9394 §3.2, Table 1: the PARTIAL's messages, and MIN's and MAX's.
+    Window w = partialWindow(*ret.partial, matches.size());
+    for (size_t i = w.begin; i < w.end; ++i) uids.push_back(matches[i].uid);
+    if (!matches.empty()) {
+      if (ret.min) uids.push_back(matches.front().uid);
+      if (ret.max) uids.push_back(matches.back().uid);
+    }
+  } else if (!(ret.min || ret.max) || ret.all || ret.count) {
     uids.reserve(matches.size());
     for (const SearchMatch& m : matches) uids.push_back(m.uid);
   } else if (!matches.empty()) {

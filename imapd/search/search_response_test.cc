@@ -122,5 +122,80 @@ TEST(SearchResponse, SavedResultFollowsTable4) {
   EXPECT_TRUE(savedResult(ret("SAVE"), {}).empty());
 }
 
+ReturnOptions withPartial(std::string_view words, uint32_t first, uint32_t last, bool from_end) {
+  ReturnOptions r = ret(words);
+  r.partial = PartialRange{first, last, from_end};
+  r.update = words.find("UPDATE") != std::string_view::npos;
+  return r;
+}
+
+// RFC 9394 §3.1: positions from the start or (negative) from the end, clipped to what exists.
+TEST(SearchResponse, PartialWindow) {
+  auto win = [](uint32_t a, uint32_t b, bool neg, size_t n) {
+    Window w = partialWindow(PartialRange{a, b, neg}, n);
+    return w.empty() ? std::string("empty") : std::to_string(w.begin) + "-" + std::to_string(w.end);
+  };
+  EXPECT_EQ(win(1, 3, false, 10), "0-3");
+  EXPECT_EQ(win(3, 1, false, 10), "0-3");
+  EXPECT_EQ(win(8, 20, false, 10), "7-10");
+  EXPECT_EQ(win(11, 20, false, 10), "empty");
+  EXPECT_EQ(win(10, 10, false, 10), "9-10");
+  EXPECT_EQ(win(1, 1, true, 10), "9-10");    // -1: the last
+  EXPECT_EQ(win(1, 3, true, 10), "7-10");    // -1:-3: the last three
+  EXPECT_EQ(win(3, 1, true, 10), "7-10");    // -3:-1 is the same
+  EXPECT_EQ(win(5, 20, true, 10), "0-6");    // -5:-20 spans the start
+  EXPECT_EQ(win(11, 12, true, 10), "empty");
+  EXPECT_EQ(win(1, 4294967295u, false, 0), "empty");
+  EXPECT_EQ(win(1, 4294967295u, true, 3), "0-3");
+  EXPECT_EQ(formatPartialRange(PartialRange{1, 100, true}), "-1:-100");
+  EXPECT_EQ(formatPartialRange(PartialRange{500, 400, false}), "500:400");
+}
+
+TEST(SearchResponse, EsearchPartial) {
+  std::vector<SearchMatch> m = at({2, 3, 4, 10, 11, 20});  // UIDs 102:104,110:111,120
+  // RFC 9394 §3.1 examples: the range as sent, the results, NIL beyond the end.
+  EXPECT_EQ(esearch(argsWith(true, true, withPartial("", 1, 3, false)), m),
+            "* ESEARCH (TAG \"A282\") UID PARTIAL (1:3 102:104)\r\n");
+  EXPECT_EQ(esearch(argsWith(true, true, withPartial("", 1, 2, true)), m),
+            "* ESEARCH (TAG \"A282\") UID PARTIAL (-1:-2 111,120)\r\n");
+  EXPECT_EQ(esearch(argsWith(false, true, withPartial("", 5, 100, false)), m),
+            "* ESEARCH (TAG \"A282\") PARTIAL (5:100 11,20)\r\n");
+  EXPECT_EQ(esearch(argsWith(false, true, withPartial("", 7, 9, false)), m),
+            "* ESEARCH (TAG \"A282\") PARTIAL (7:9 NIL)\r\n");
+  EXPECT_EQ(esearch(argsWith(false, true, withPartial("", 1, 9, false)), {}),
+            "* ESEARCH (TAG \"A282\") PARTIAL (1:9 NIL)\r\n");
+  // With the others (§3.2): MIN, MAX and COUNT as usual, SAVE changes nothing.
+  EXPECT_EQ(esearch(argsWith(false, true, withPartial("MIN MAX COUNT SAVE", 2, 3, false)), m),
+            "* ESEARCH (TAG \"A282\") MIN 2 MAX 20 COUNT 6 PARTIAL (2:3 3:4)\r\n");
+  EXPECT_EQ(esearch(argsWith(false, true, withPartial("MIN", 2, 3, false)), {}),
+            "* ESEARCH (TAG \"A282\") PARTIAL (2:3 NIL)\r\n");
+  // UPDATE and CONTEXT ask for nothing (RFC 5267 §4.3): alone they mean ALL, like RETURN ().
+  ReturnOptions update;
+  update.update = true;
+  update.context = true;
+  EXPECT_EQ(esearch(argsWith(true, true, update), m),
+            "* ESEARCH (TAG \"A282\") UID ALL 102:104,110:111,120\r\n");
+  ReturnOptions save_update = update;
+  save_update.save = true;
+  EXPECT_EQ(esearch(argsWith(true, true, save_update), m), "");
+}
+
+// RFC 9394 §3.2, Table 1.
+TEST(SearchResponse, SavedResultWithPartialFollowsTable1) {
+  std::vector<SearchMatch> m = at({2, 10, 11, 12, 21});  // UIDs 102 110 111 112 121
+  EXPECT_EQ(savedResult(withPartial("SAVE", 2, 3, false), m).format(), "110:111");
+  EXPECT_EQ(savedResult(withPartial("SAVE", 1, 1, true), m).format(), "121");
+  EXPECT_EQ(savedResult(withPartial("MIN SAVE", 2, 3, false), m).format(), "102,110:111");
+  EXPECT_EQ(savedResult(withPartial("MAX SAVE", 2, 3, false), m).format(), "110:111,121");
+  EXPECT_EQ(savedResult(withPartial("MIN MAX SAVE", 2, 3, false), m).format(),
+            "102,110:111,121");
+  EXPECT_EQ(savedResult(withPartial("COUNT SAVE", 2, 3, false), m).format(),
+            "102,110:112,121");
+  EXPECT_EQ(savedResult(withPartial("MIN COUNT SAVE", 2, 3, false), m).format(),
+            "102,110:112,121");
+  EXPECT_TRUE(savedResult(withPartial("SAVE", 9, 10, false), m).empty());
+  EXPECT_EQ(savedResult(withPartial("MIN SAVE", 9, 10, false), m).format(), "102");
+}
+
 }  // namespace
 }  // namespace darius::imapd::search

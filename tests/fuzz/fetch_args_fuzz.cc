@@ -64,6 +64,8 @@ void checkSection(const mime::SectionSpec& spec, const std::optional<imapd::fetc
 void checkArgs(const FetchArgs& a, bool by_uid, const imapd::fetch::FetchLimits& limits) {
   check(!a.items.empty() && a.items.size() <= std::max<size_t>(limits.max_items, 5));
   check(!a.vanished || (by_uid && a.changed_since));
+  // RFC 9394 §3.3: PARTIAL only on UID FETCH, both ends nonzero.
+  check(!a.partial || (by_uid && a.partial->first != 0 && a.partial->last != 0));
   for (const FetchItem& item : a.items) {
     const mime::SectionSpec& s = item.section;
     check(s.path.size() <= limits.max_section_depth);

@@ -98,6 +98,8 @@ void fuzzArgs(std::string_view text, bool by_uid, const SearchLimits& limits) {
     return;
   }
   check(a->by_uid == by_uid);
+  // RFC 9394 §3.1: a PARTIAL range has nonzero ends and never comes with ALL.
+  check(!a->ret.partial || (a->ret.partial->low() != 0 && !a->ret.all));
   checkTree(*a, limits);
   if (!p.end().isOk()) return;  // the command would be BAD for its extra arguments
   checkRoundTrip(*a);

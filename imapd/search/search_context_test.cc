@@ -1,0 +1,135 @@
+// Search contexts (RFC 5267 §4.3): the ADDTO and REMOVEFROM lines a context gives for
+// re-checked and expunged messages, in UID and sequence-number form, in mailbox order
+// (position 0) and in a supplied order (positions, as CONTEXT=SORT will use); the session's
+// set of contexts (limit, tags, CANCELUPDATE); sets pinned at command time; and the programs
+// a context refuses.
+#include "imapd/search/search_context.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace darius::imapd::search {
+namespace {
+
+SearchArgs argsOf(const std::string& keys, bool by_uid = true) {
+  std::string text = " " + keys;
+  proto::ArgParser p(text);
+  auto a = parseSearchArgs(p, by_uid);
+  EXPECT_TRUE(a.ok()) << keys;
+  return a.ok() ? *a : SearchArgs{};
+}
+
+SearchProgram programOf(const std::string& keys) {
+  auto p = SearchProgram::compile(argsOf(keys));
+  EXPECT_TRUE(p.ok());
+  return std::move(*p);
+}
+
+const NumberOf kNoMsn = [](uint32_t) -> uint32_t { return 0; };
+
+TEST(SearchContext, UidContextInMailboxOrder) {
+  SearchContext c("B01", true, programOf("UNSEEN"), {3, 5, 9});
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{3, 5, 9}));
+  // 4 and 10 now match, 5 no longer does, 6 still does not: one line, removals first.
+  c.setChecked({4, 5, 6, 10}, {4, 10});
+  EXPECT_EQ(c.applyChecks(kNoMsn),
+            "* ESEARCH (TAG \"B01\") UID REMOVEFROM (0 5) ADDTO (0 4,10)\r\n");
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{3, 4, 9, 10}));
+  // Checked again with no change: nothing to say.
+  c.setChecked({3, 4}, {3, 4});
+  EXPECT_EQ(c.applyChecks(kNoMsn), "");
+  // Expunged: only the results leave, in one set.
+  EXPECT_EQ(c.removeExpunged({2, 3, 4, 7}, kNoMsn),
+            "* ESEARCH (TAG \"B01\") UID REMOVEFROM (0 3:4)\r\n");
+  EXPECT_EQ(c.removeExpunged({2, 7}, kNoMsn), "");
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{9, 10}));
+  // Additions in a run become a range (RFC 5267 §4.3.3's preferred form).
+  c.setChecked({11, 12, 13}, {11, 12, 13});
+  EXPECT_EQ(c.applyChecks(kNoMsn), "* ESEARCH (TAG \"B01\") UID ADDTO (0 11:13)\r\n");
+}
+
+TEST(SearchContext, SequenceNumberContextUsesTheViewAtThatPoint) {
+  std::map<uint32_t, uint32_t> msn = {{100, 1}, {105, 2}, {110, 3}, {120, 4}};
+  NumberOf msn_of = [&](uint32_t uid) { return msn.count(uid) ? msn[uid] : 0u; };
+  SearchContext c("a1", false, programOf("FLAGGED"), {105, 110});
+  EXPECT_EQ(c.removeExpunged({105}, msn_of), "* ESEARCH (TAG \"a1\") REMOVEFROM (0 2)\r\n");
+  // After the EXPUNGE the view renumbers; a new message 130 is number 4.
+  msn = {{100, 1}, {110, 2}, {120, 3}, {130, 4}};
+  c.setChecked({100, 130}, {100, 130});
+  EXPECT_EQ(c.applyChecks(msn_of), "* ESEARCH (TAG \"a1\") ADDTO (0 1,4)\r\n");
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{100, 110, 130}));
+}
+
+// A context with its own order (what CONTEXT=SORT supplies): positions, one pair per message,
+// each valid once the earlier ones are applied (RFC 5267 §4.3.3-4.3.4).
+TEST(SearchContext, SuppliedOrderReportsPositions) {
+  auto newest_first = [](uint32_t a, uint32_t b) { return a > b; };
+  SearchContext c("s1", true, programOf("ALL"), {3, 5, 9}, newest_first);
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{9, 5, 3}));
+  c.setChecked({4, 7, 9}, {4, 7});
+  // 9 leaves position 1; then 7 goes to 1 (before 5), 4 to 3 (after 7 and 5, before 3).
+  EXPECT_EQ(c.applyChecks(kNoMsn),
+            "* ESEARCH (TAG \"s1\") UID REMOVEFROM (1 9) ADDTO (1 7 3 4)\r\n");
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{7, 5, 4, 3}));
+  // Expunging 5 and 3: 5 at position 2, then 3 at position 3 of what is left.
+  EXPECT_EQ(c.removeExpunged({3, 5}, kNoMsn),
+            "* ESEARCH (TAG \"s1\") UID REMOVEFROM (2 5 3 3)\r\n");
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{7, 4}));
+}
+
+TEST(SearchContexts, LimitTagsAndCancel) {
+  SearchContexts all(2);
+  EXPECT_TRUE(all.empty());
+  all.add(std::make_unique<SearchContext>("a", true, programOf("ALL"), std::vector<uint32_t>{1}));
+  EXPECT_FALSE(all.full());
+  all.add(std::make_unique<SearchContext>("b", false, programOf("BODY x"), std::vector<uint32_t>{}));
+  EXPECT_TRUE(all.full());
+  EXPECT_TRUE(all.has("a"));
+  EXPECT_FALSE(all.has("c"));
+  EXPECT_EQ(all.cost(), 2);  // BODY reads message files: evaluate() goes to the blocking pool
+  EXPECT_FALSE(all.cancel("c"));
+  EXPECT_TRUE(all.cancel("b"));
+  EXPECT_FALSE(all.has("b"));
+  EXPECT_EQ(all.cost(), 0);
+  EXPECT_FALSE(all.full());
+  // Nothing re-checked, nothing expunged: no output.
+  SearchScope scope;
+  EXPECT_TRUE(all.evaluate(scope, {}).isOk());
+  EXPECT_EQ(all.applyChecks(kNoMsn), "");
+  EXPECT_EQ(all.removeExpunged({}, kNoMsn), "");
+  EXPECT_EQ(all.removeExpunged({1}, kNoMsn), "* ESEARCH (TAG \"a\") UID REMOVEFROM (0 1)\r\n");
+  all.clear();
+  EXPECT_TRUE(all.empty());
+}
+
+// RFC 5267 §4.3: sequence numbers (and "*", and "$") mean what they meant when the command
+// came; the context keeps them as the UIDs they named.
+TEST(SearchContexts, SetsArePinnedToUids) {
+  std::vector<std::pair<std::string, bool>> asked;
+  ResolveSet resolve = [&](const proto::SequenceSet& set, bool by_uid) {
+    asked.emplace_back(set.format(), by_uid);
+    if (set.hasLastResult()) return std::vector<uint32_t>{};
+    if (!by_uid) return std::vector<uint32_t>{10, 11};
+    return std::vector<uint32_t>{15, 20};
+  };
+  SearchArgs pinned = pinSets(argsOf("1:2 UID 15:* OR $ SEEN"), resolve);
+  EXPECT_EQ(describe(pinned), "UID 10:11 UID 15,20 OR UID  SEEN");
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(asked[0], (std::pair<std::string, bool>{"1:2", false}));
+  EXPECT_EQ(asked[1], (std::pair<std::string, bool>{"15:*", true}));
+  EXPECT_EQ(asked[2], (std::pair<std::string, bool>{"$", false}));
+  // Keys without sets are left alone.
+  EXPECT_EQ(describe(pinSets(argsOf("SUBJECT x UNSEEN"), resolve)), "SUBJECT \"x\" UNSEEN");
+}
+
+TEST(SearchContexts, TimeRelativeProgramsAreRefused) {
+  EXPECT_EQ(contextRefusal(argsOf("UNSEEN SUBJECT x")), "");
+  EXPECT_NE(contextRefusal(argsOf("YOUNGER 60")), "");
+  EXPECT_NE(contextRefusal(argsOf("OR SEEN (NOT OLDER 60)")), "");
+}
+
+}  // namespace
+}  // namespace darius::imapd::search
