@@ -81,7 +81,7 @@ def run_search(name, p, corpora, load_exe, darius_build, workdir, round_no, keys
         skip = None
         if i > 0 and rate and n / rate > p["search_index_budget_s"]:
             skip = (f"index build skipped: {rate:.0f} msg/s at {p['search_sizes'][0]:,} messages would take "
-                    f"{n / rate / 60:.0f} min")
+                    f"{n / rate / 60:.1f} min, over the budget of {p['search_index_budget_s'] / 60:g} min")
         res = run_size(name, p, n, p["search_reps"][i], corpora[i], load_exe, darius_build, workdir, round_no,
                        support, load, log, kq, ki, skip)
         if i == 0:
