@@ -681,11 +681,12 @@ def rerender(outdir, check=False, svg=None):
     if only is None and "--only" in meta.get("command", "").split():  # runs before meta had "only"
         words = meta["command"].split()
         only = words[words.index("--only") + 1].split(",")
-    # Runs from before the shared-folder row (no "shared" parameter) or issue 18's rows (no
-    # "expire") did not have them.
+    # Runs from before the shared-folder row (no "shared" parameter), issue 18's rows (no
+    # "expire") or issue 19's (no "search_sizes") did not have them.
     rows = [k for k in ROW_KEYS if (k != "list_shared" or "shared" in meta["params"])
             and (k not in EXPIRE_ROW_KEYS or "expire" in meta["params"])
-            and (k not in SEARCH_ROW_KEYS or k in search_keys(meta["params"], None))]
+            and (k not in SEARCH_ROW_KEYS or ("search_sizes" in meta["params"]
+                                              and k in search_keys(meta["params"], None)))]
     if meta.get("compare_acl_quota"):
         entries = [("darius", "darius", "warm"), (ACLQ, "darius", True)]
     else:
