@@ -204,6 +204,7 @@ def build_index(inst, name, n, corpus, support, log, round_no):
         return {"ok": False, "error": f"{name}: {e}", "metrics": {}}
     finally:
         if name == "darius" and not inst.alive():
+            inst.imap = inst.pop3 = inst.lmtp = None  # ephemeral ports: new ones, from run/listeners
             try:
                 inst.start(timeout=120)
             except servers.ServerError as e:
