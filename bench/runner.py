@@ -54,7 +54,7 @@ PARAMS = {
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
                  db_keys=200000, db_updates=1000, mb_msgs=10000, shared=100000, visible=1000, list_reps=20,
                  expire=100000, expire_keep=1000, expire_think_ms=1, undelete=1000, undelete_reps=3,
-                 search_sizes=[10000, 100000], search_reps=[10, 5], search_lmtp=4000, search_index_budget_s=600,
+                 search_sizes=[10000, 100000], search_reps=[10, 3], search_lmtp=4000, search_index_budget_s=600,
                  timeout=3600),
 }
 
