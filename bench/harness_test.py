@@ -114,6 +114,23 @@ class CheckFailuresTest(unittest.TestCase):
         runs["darius"]["expire"] = [copy.deepcopy(na)]
         self.assertEqual(len(check(runs, ("darius", "dovecot"))), 4)
 
+    def test_search_rows_accept_not_applicable_from_darius_too(self):
+        # Issue 19: Darius's search index is written on another branch, and SORT/THREAD are
+        # capabilities a server may lack; a wrong SEARCH count from Darius still fails.
+        runs = ok_run(("darius", "dovecot"))
+        runs["darius"]["search_index"] = [{"ok": True, "metrics": {}, "not_applicable": {
+            m: "no darius search command" for m in ("index_msgs_per_s", "index_share_pct")}}]
+        self.assertEqual(check(runs, ("darius", "dovecot")), [])
+        table = report.build_table(runs, ["darius", "dovecot"], [], PHYSICAL)
+        self.assertIn("n/a: darius search_index: no darius search command", table)
+        wrong = ok_result("search")
+        wrong.update(ok=False, wrong_result=True, error="wrong result: search_text expected 14 hits got 13")
+        wrong["checks"] = {"search_text": "expected 14 hits got 13"}
+        runs["darius"]["search"] = [wrong]
+        out = check(runs, ("darius", "dovecot"))
+        self.assertEqual(len(out), 1, out)
+        self.assertIn("darius search round 1: wrong result", out[0])
+
     def test_darius_only_benches_and_physical_probe(self):
         self.assertEqual(len(check(ok_run(), darius_rows={"darius_db_bench": ["exit 1: boom"]})), 1)
         self.assertEqual(check(ok_run(), darius_rows={}), ["darius-only benches: no results"])

@@ -62,6 +62,33 @@ ROWS += [
     ("  reference: COPY of live messages", "undelete", "copy_ms", "ms", False),
 ]
 
+# Issue 19's rows (search_rows.run_search): the first mailbox size (quick 2,000, full 10,000)
+# and, in full mode, 100,000 (workloads with "_big"). Sizes and words: the line under the table.
+SEARCH_CMDS = [("SEARCH TEXT <rare body word>", "search_text"), ("SEARCH BODY <rare body word>", "search_body"),
+               ("SEARCH TEXT <rare Subject word>", "header_text"), ("SORT (DATE)", "sort_date"),
+               ("SORT (SUBJECT)", "sort_subject"), ("THREAD REFERENCES", "thread_refs")]
+for _wl, _ix, _p in (("search", "search_index", ""), ("search_big", "search_index_big", "100k: ")):
+    for _label, _key in SEARCH_CMDS:
+        ROWS.append((f"{_p}{_label}, median", _wl, f"{_key}_ms", "ms", False, _key))
+        ROWS.append(("  p95", _wl, f"{_key}_p95_ms", "ms", False, _key))
+        if _key == "search_text":
+            ROWS.append(("  first one (cold)", _wl, f"{_key}_first_ms", "ms", False, _key))
+    ROWS.append((f"{_p}search index build, standing start", _ix, "index_msgs_per_s", "msg/s", True))
+    ROWS.append(("  index size, % of the mail", _ix, "index_share_pct", "%", False))
+    if not _p:
+        ROWS += [
+            ("LMTP 8 conns, index at delivery on", "search_lmtp", "on_msgs_per_s", "msg/s", True),
+            ("  server CPU per message", "search_lmtp", "on_cpu_ms_per_msg", "ms", False),
+            ("LMTP 8 conns, index at delivery off", "search_lmtp", "off_msgs_per_s", "msg/s", True),
+            ("  server CPU per message", "search_lmtp", "off_cpu_ms_per_msg", "ms", False),
+            ("  slowdown with the index on", "search_lmtp", "on_cost_pct", "%", False),
+        ]
+# Workloads whose n/a is accepted from every server, Darius included: SORT and THREAD are
+# capabilities a server may lack, and Darius's search index is written on another branch.
+NA_ANY_SERVER = {"search", "search_index", "search_lmtp", "search_big", "search_index_big"}
+# Rows whose ratio Darius/anchor means nothing (a difference, not a rate).
+NO_RATIO = {"on_cost_pct"}
+
 
 def fmt(v):
     if v is None:
@@ -120,6 +147,8 @@ def build_table(runs, servers, darius_only_rows, physical, params=None):
     lines = []
     notes = []
     for label, wl, metric, unit, higher, *prefix in ROWS:
+        if wl in NA_ANY_SERVER and not any(runs.get(s, {}).get(wl) for s in servers):
+            continue  # the search rows of a run without them (or quick mode's 100k): left out
         row = [label, unit + ("" if not unit else (" ↑" if higher else " ↓"))]
         meds = {}
         for s in servers:
@@ -131,7 +160,8 @@ def build_table(runs, servers, darius_only_rows, physical, params=None):
         if "darius" in servers:
             for a in anchors:
                 d, x = meds.get("darius"), meds.get(a)
-                row.append(f"{d / x:.3g}" if d is not None and x not in (None, 0) else "-")
+                ok = d is not None and x not in (None, 0) and metric not in NO_RATIO
+                row.append(f"{d / x:.3g}" if ok else "-")
         lines.append(row)
     extra = []
     for label, unit, text in darius_only_rows:
@@ -173,6 +203,32 @@ def build_table(runs, servers, darius_only_rows, physical, params=None):
                    "1:* INBOX from .EXPUNGED/INBOX; Cyrus: `unexpunge -a -d`, a process; Dovecot: none); "
                    f"reference: UID COPY of them, live, into an empty folder; median of {params['undelete_reps']}"
                    " mailboxes")
+    for wl, ix, what in (("search", "search_index", 0), ("search_big", "search_index_big", 1)):
+        if not any(runs.get(s, {}).get(wl) or runs.get(s, {}).get(ix) for s in servers):
+            continue
+        size = f"{params['search_sizes'][what]:,}" if params and len(params.get("search_sizes", [])) > what else "?"
+        hits = next((r["metrics"] for s in servers for r in runs.get(s, {}).get(wl, [])
+                     if r.get("ok") and "search_text_hits" in r.get("metrics", {})), {})
+        out.append(f"{'100k: ' if what else ''}search rows: bench1's INBOX of {size} corpus messages; "
+                   f"rare words: vorpelgrist in {int(hits.get('search_body_hits', -1))} bodies, mervotrund in "
+                   f"{int(hits.get('header_text_hits', -1))} subjects; index built from a standing start "
+                   "(Darius `darius search index --all`, Cyrus `squatter` (squat), Dovecot `doveadm index` "
+                   "(fts-xapian)); median and p95 of repetitions after a first")
+        threads = {s: sorted({int(r["metrics"]["thread_count"]) for r in runs.get(s, {}).get(wl, [])
+                              if "thread_count" in r.get("metrics", {})}) for s in servers}
+        if any(threads.values()):
+            same = len({tuple(v) for v in threads.values() if v}) == 1
+            out.append("  THREAD REFERENCES threads: " + ", ".join(
+                f"{s} {'/'.join(map(str, v)) if v else 'n/a'}" for s, v in threads.items())
+                + ("" if same else "  (differ between servers)"))
+    why_na = sorted({(s, wl, why) for s in servers for wl in sorted(NA_ANY_SERVER)
+                     for r in runs.get(s, {}).get(wl, []) for why in set(r.get("not_applicable", {}).values())})
+    for s, wl, why in why_na:
+        out.append(f"  n/a: {s} {wl}: {why}")
+    if any(runs.get(s, {}).get("search_lmtp") for s in servers):
+        out.append("LMTP index on/off: Darius `search_index: on/off`, Dovecot fts-xapian `fts_autoindex = yes` / "
+                   "no fts plugin (its indexer works on after the last delivery), Cyrus `search_engine: squat` / "
+                   "none (squat indexes only when squatter runs); fresh instances, 8 users")
     busiest = max(((r.get("client_cpu_s", 0) / r["wall_s"], s, wl) for s in servers
                    for wl, rs in runs.get(s, {}).items() for r in rs
                    if r.get("ok") and r.get("wall_s", 0) > 0.5), default=None)
@@ -225,7 +281,8 @@ def check_failures(runs, servers, expected, rounds, darius_rows=None, want_dariu
                     if rwl != wl:
                         continue
                     v = m.get(metric)
-                    if v is None and s != "darius" and metric in r.get("not_applicable", {}):
+                    if v is None and (s != "darius" or wl in NA_ANY_SERVER) and \
+                            metric in r.get("not_applicable", {}):
                         continue  # an anchor without the feature (Dovecot: no delayed expunge)
                     if v is None:
                         out.append(f"{where}: no number for '{label.strip()}' ({metric})")
@@ -305,6 +362,8 @@ def svg_chart(runs, servers, title):
             parent = label
         elif len(parent) + len(label) < 56:  # "  p90" alone says nothing in a chart
             label = parent.split(" (")[0] + ": " + label.strip()
+        if metric in NO_RATIO:
+            continue
         d, _, _ = cell(runs.get("darius", {}).get(wl, []), metric, prefix[0] if prefix else "")
         bars = []
         for a in anchors:

@@ -37,21 +37,24 @@ import tempfile
 import time
 
 import report
+import search_rows
 import servers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 PARAMS = {
-    "quick": dict(rounds=1, users=50, mailbox=1000, corpus=1500, lmtp1=100, lmtp8=400, multi=100,
+    "quick": dict(rounds=1, users=50, mailbox=1000, corpus=2000, lmtp1=100, lmtp8=400, multi=100,
                   rcpts=4, logins=50, selects=50, pop3=1000, append=100, idle=1000, mixed=10,
                   db_keys=20000, db_updates=200, mb_msgs=2000, shared=2000, visible=200, list_reps=20,
                   expire=2000, expire_keep=100, expire_think_ms=1, undelete=200, undelete_reps=3,
+                  search_sizes=[2000], search_reps=[10], search_lmtp=400, search_index_budget_s=600,
                   timeout=900),
     "full": dict(rounds=3, users=100, mailbox=10000, corpus=12000, lmtp1=1000, lmtp8=4000, multi=500,
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
                  db_keys=200000, db_updates=1000, mb_msgs=10000, shared=100000, visible=1000, list_reps=20,
                  expire=100000, expire_keep=1000, expire_think_ms=1, undelete=1000, undelete_reps=3,
+                 search_sizes=[10000, 100000], search_reps=[10, 3], search_lmtp=4000, search_index_budget_s=600,
                  timeout=3600),
 }
 
@@ -79,8 +82,37 @@ MAIN_ROW_KEYS = ["lmtp_first", "lmtp1", "lmtp8", "lmtp_multi", "populate", "imap
 # Issue 18's rows (two-phase expunge): an instance of their own per server (run_expire), after
 # every server's other rows of the round.
 EXPIRE_ROW_KEYS = ["undelete", "expire"]
+# Issue 19's rows (search index, SEARCH, SORT, THREAD): instances of their own per server
+# (search_rows.run_search), after the expire rows; `--only search` picks them all.
+SEARCH_ROW_KEYS = search_rows.SEARCH_ROW_KEYS
 # list_shared runs on an instance of its own (run_list), after the others.
-ROW_KEYS = MAIN_ROW_KEYS + ["list_shared"] + EXPIRE_ROW_KEYS
+ROW_KEYS = MAIN_ROW_KEYS + ["list_shared"] + EXPIRE_ROW_KEYS + SEARCH_ROW_KEYS
+ONLY_GROUPS = {"search": SEARCH_ROW_KEYS}
+
+
+def search_keys(p, only):
+    """The search rows this run has: the "_big" ones only with a second mailbox size (full)."""
+    keys = [k for k in SEARCH_ROW_KEYS if not k.endswith("_big") or len(p.get("search_sizes", [])) > 1]
+    return [k for k in keys if only is None or k in only]
+
+
+def search_corpora(p, results_dir, main_corpus):
+    """A corpus directory per search mailbox size: the run's corpus when it is big enough,
+    else corpus-<size> (the 100,000 of full mode: about 1.7 GB, generated once and cached)."""
+    out = []
+    for n in p["search_sizes"]:
+        if n <= p["corpus"]:
+            out.append(main_corpus)
+            continue
+        d = os.path.join(results_dir, f"corpus-{n}")
+        log(f"corpus: {n} messages in {d} (search rows)")
+        r = subprocess.run([sys.executable, os.path.join(HERE, "corpus", "gen_corpus.py"), "--out", d,
+                            "--messages", str(n), "--check"], capture_output=True, text=True)
+        if r.returncode != 0:
+            harness_errors.append("search corpus generation/check failed: " + r.stderr[-300:])
+            return None
+        out.append(d)
+    return out
 
 harness_errors = []
 
@@ -649,10 +681,12 @@ def rerender(outdir, check=False, svg=None):
     if only is None and "--only" in meta.get("command", "").split():  # runs before meta had "only"
         words = meta["command"].split()
         only = words[words.index("--only") + 1].split(",")
-    # Runs from before the shared-folder row (no "shared" parameter) or issue 18's rows (no
-    # "expire") did not have them.
+    # Runs from before the shared-folder row (no "shared" parameter), issue 18's rows (no
+    # "expire") or issue 19's (no "search_sizes") did not have them.
     rows = [k for k in ROW_KEYS if (k != "list_shared" or "shared" in meta["params"])
-            and (k not in EXPIRE_ROW_KEYS or "expire" in meta["params"])]
+            and (k not in EXPIRE_ROW_KEYS or "expire" in meta["params"])
+            and (k not in SEARCH_ROW_KEYS or ("search_sizes" in meta["params"]
+                                              and k in search_keys(meta["params"], None)))]
     if meta.get("compare_acl_quota"):
         entries = [("darius", "darius", "warm"), (ACLQ, "darius", True)]
     else:
@@ -710,6 +744,8 @@ def main():
         p["expire"] = a.expire_size
     names = [s.strip() for s in a.servers.split(",") if s.strip()]
     only = None if a.only is None else {k.strip() for k in a.only.split(",") if k.strip()}
+    if only is not None:
+        only = {x for k in only for x in ONLY_GROUPS.get(k, [k])}
     if a.compare_acl_quota:
         if names != ["darius"]:
             ap.error("--compare-acl-quota runs Darius alone: add --servers darius")
@@ -718,7 +754,7 @@ def main():
                      "no ACL-off variant")
         only = set(MAIN_ROW_KEYS) if only is None else only
     if only is not None and (not only or not only <= set(ROW_KEYS)):
-        ap.error(f"--only takes some of: {','.join(ROW_KEYS)}")
+        ap.error(f"--only takes some of: {','.join(ROW_KEYS)} (or search: every search row)")
     if not names:
         ap.error("--servers names no server")
     for s in names:
@@ -771,6 +807,7 @@ def main():
             entries = [("darius", "darius", "warm"), (ACLQ, "darius", True)]
         runs = {label: {} for label, _, _ in entries}
         darius_rows = {}
+        corpora = None  # the search rows' corpora, made when the first round needs them
         for rnd in range(1, p["rounds"] + 1):
             order = entries[(rnd - 1) % len(entries):] + entries[:(rnd - 1) % len(entries)]
             for label, s, aq in order:
@@ -795,6 +832,29 @@ def main():
                         json.dump(saved, f, indent=1)
                     for k, v in res.items():
                         runs[label].setdefault(k, []).append(v)
+            skeys = search_keys(p, only)
+            if skeys and not a.compare_acl_quota:
+                corpora = corpora or search_corpora(p, a.results, corpus)
+                for label, s, aq in order:
+                    log(f"round {rnd}: {label}: search rows (instances of their own)")
+                    if corpora is None:
+                        res = {k: {"ok": False, "error": "no search corpus", "metrics": {}} for k in skeys}
+                    elif s == "darius" and status.get("dariusd") != "ok":
+                        res = {k: {"ok": False, "error": "dariusd " + status.get("dariusd", "not built"),
+                                   "metrics": {}} for k in skeys}
+                    else:
+                        res = search_rows.run_search(s, p, corpora, load_exe, a.darius_build, workdir, rnd, skeys,
+                                                     load, log)
+                    path = os.path.join(outdir, f"{label}-r{rnd}.json")
+                    saved = {}
+                    if os.path.exists(path):
+                        with open(path) as f:
+                            saved = json.load(f)
+                    saved.update(res)
+                    with open(path, "w") as f:
+                        json.dump(saved, f, indent=1)
+                    for k, v in res.items():
+                        runs[label].setdefault(k, []).append(v)
             if "darius" in names and only is None:
                 log(f"round {rnd}: darius db and mailbox benches")
                 dres = darius_only(a.darius_build, p, workdir, status)
@@ -806,7 +866,8 @@ def main():
 
         labels = [label for label, _, _ in entries]
         want_darius_only = "darius" in names and only is None
-        expected = [k for k in ROW_KEYS if only is None or k in only]
+        expected = [k for k in ROW_KEYS if (only is None or k in only)
+                    and (k not in SEARCH_ROW_KEYS or (k in search_keys(p, only) and not a.compare_acl_quota))]
         if a.compare_acl_quota:
             table = report.compare_table(runs, "darius", ACLQ, physical)
         else:
@@ -815,7 +876,8 @@ def main():
         meta = {"mode": mode, "params": p, "servers": labels, "machine": machine(), "physical": physical,
                 "list_workdir": a.list_workdir or a.workdir,
                 "acl_quota": a.acl_quota, "compare_acl_quota": a.compare_acl_quota,
-                "only": None if only is None else [k for k in ROW_KEYS if k in only],
+                "only": None if only is None else [k for k in ROW_KEYS if k in only and
+                                                   (k not in SEARCH_ROW_KEYS or k in search_keys(p, only))],
                 "darius_only": want_darius_only, "check_failures": failures,
                 "build": status, "command": " ".join(sys.argv),
                 "git": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,

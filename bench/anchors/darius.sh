@@ -42,6 +42,11 @@ setup)
   # An administrator, as in the Cyrus instance (`admins: cyrus`): the shared-folder row and
   # --acl-quota create shared mailboxes and set quotas over IMAP as this user.
   printf 'admins: cyrus\n' >>"$dir/darius.conf"
+  # The search rows (runner.run_search) turn the search index's background indexing at
+  # delivery on or off; only set when asked, so that a dariusd without the option still starts.
+  if [[ -n ${BENCH_SEARCH_INDEX:-} ]]; then
+    printf 'search_index: %s\n' "$BENCH_SEARCH_INDEX" >>"$dir/darius.conf"
+  fi
   "$darius" user add -C "$dir/darius.conf" cyrus --password bench >/dev/null
   for ((i = 2; i <= users; i++)); do
     "$darius" user add -C "$dir/darius.conf" "bench$i" --password bench >/dev/null

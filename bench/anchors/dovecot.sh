@@ -23,6 +23,9 @@
 #   BENCH_PUBLIC=1     the acl plugin and a public namespace "Shared/" in DIR/public, whose
 #                      folders and dovecot-acl files the runner makes on disk
 #                      (servers.ServerInstance.provision_dovecot_public): the shared LIST row
+#   BENCH_FTS=1        full-text search with fts-xapian (Debian's dovecot-fts-xapian): the
+#                      search rows (runner.run_search); BENCH_FTS_AUTOINDEX=yes|no (default
+#                      yes) indexes each message as it is delivered, through the indexer
 set -euo pipefail
 cmd=${1:?setup|run}
 dir=${2:?DIR}
@@ -72,6 +75,20 @@ print(h)')
   quota = count:User quota
   quota_rule = *:storage=${BENCH_QUOTA_KIB:?}K:messages=${BENCH_QUOTA_MSGS:?}
   quota_vsizes = yes"
+  fi
+  fts_service=""
+  if [[ ${BENCH_FTS:-} == 1 ]]; then
+    [[ -e /usr/lib/dovecot/modules/lib21_fts_xapian_plugin.so ]] ||
+      { echo "fts-xapian not installed (bash bench/anchors/install.sh)" >&2; exit 3; }
+    plugins="$plugins fts fts_xapian"
+    plugin_conf="$plugin_conf
+  fts = xapian
+  fts_xapian = partial=3 full=20 verbose=0
+  fts_autoindex = ${BENCH_FTS_AUTOINDEX:-yes}
+  fts_enforced = yes"
+    fts_service="service indexer-worker {
+  process_limit = 2
+}"
   fi
   if [[ ${BENCH_PUBLIC:-} == 1 ]]; then
     public_ns="namespace public {
@@ -155,6 +172,7 @@ service pop3 {
 service anvil {
   client_limit = 15000
 }
+$fts_service
 CONF
   ;;
 run)

@@ -40,7 +40,8 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install o
 apt-get update -qq
 
 # Packages that never conflict.
-apt-get install -y -qq --no-install-recommends dovecot-core dovecot-lmtpd cyrus-common \
+# dovecot-fts-xapian: Dovecot's full-text index for the search rows (runner.run_search).
+apt-get install -y -qq --no-install-recommends dovecot-core dovecot-lmtpd dovecot-fts-xapian cyrus-common \
   cyrus-clients sasl2-bin libsasl2-modules libsasl2-modules-db >/dev/null
 
 unpack() {  # unpack PKG... into DIR (matching the installed version of their -core/-common)

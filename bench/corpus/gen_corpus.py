@@ -39,7 +39,7 @@ import shutil
 import sys
 import tempfile
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 # word -> (probability in body, probability in subject)
 PLANTED = {
@@ -48,6 +48,15 @@ PLANTED = {
     "mervotrund": (0.0, 0.01),
     "plabbergast": (0.0, 0.03),
     "yendrowick": (0.02, 0.01),
+}
+# Words added after the corpus was first published, drawn from a random stream of their own per
+# message (seeded by the corpus seed and the message index), so that adding one changes only
+# the messages that get it (by one body line) and no draw of the main stream: the messages the
+# other rows deliver stay what they were. vorpelgrist is the search rows' rare body word
+# (runner.run_search: SEARCH TEXT/BODY with about 1% hits; their rare header word is
+# mervotrund, in 1% of subjects).
+PLANTED_LATE = {
+    "vorpelgrist": 0.01,
 }
 
 FIRST = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
@@ -139,10 +148,12 @@ class Threads:
         return h
 
 
-def make_message(i, rng, threads, base_time):
+def make_message(i, rng, threads, base_time, seed=0):
     """Returns (bytes, body_words, subject_words)."""
     size = pick_size(rng)
     body_words = [w for w, (pb, _) in PLANTED.items() if pb and rng.random() < pb]
+    late = random.Random(seed * 1_000_003 + i)
+    late_words = [w for w, pb in PLANTED_LATE.items() if late.random() < pb]
     subj_words = [w for w, (_, ps) in PLANTED.items() if ps and rng.random() < ps]
     kind = rng.random()
     charset = "utf-8"
@@ -196,6 +207,9 @@ def make_message(i, rng, threads, base_time):
     lines = text_lines(rng, text_budget, words)
     for w in body_words:
         lines.insert(rng.randint(0, len(lines)), f"see also {w} for details")
+    for w in late_words:
+        lines.insert(late.randint(0, len(lines)), f"ask about {w} first")
+    body_words = body_words + late_words
     text = "\r\n".join(lines) + "\r\n"
     text_bytes = text.encode(charset)
     cte = "8bit" if charset != "utf-8" or any(ord(c) > 127 for c in text) else "7bit"
@@ -247,15 +261,15 @@ def generate(out, n, seed):
     threads = Threads()
     base_time = 1700000000
     tmp = tempfile.mkdtemp(prefix=".corpus-", dir=os.path.dirname(os.path.abspath(out)) or ".")
-    body_hits = {w: [] for w in PLANTED}
-    subj_hits = {w: [] for w in PLANTED}
+    body_hits = {w: [] for w in list(PLANTED) + list(PLANTED_LATE)}
+    subj_hits = {w: [] for w in body_hits}
     total = 0
     buckets = [4096, 8192, 16384, 32768, 1 << 20]
     counts = [0] * len(buckets)
     with open(os.path.join(tmp, "messages.bin"), "wb") as mb, \
             open(os.path.join(tmp, "index.tsv"), "w") as ix:
         for i in range(n):
-            msg, bw, sw = make_message(i, rng, threads, base_time)
+            msg, bw, sw = make_message(i, rng, threads, base_time, seed)
             assert b"\r\n." not in msg and not msg.startswith(b".")
             assert b"\n" not in msg.replace(b"\r\n", b"")
             ix.write(f"{total}\t{len(msg)}\n")
@@ -271,7 +285,7 @@ def generate(out, n, seed):
                     break
     with open(os.path.join(tmp, "manifest.txt"), "w") as mf:
         mf.write(f"version {GENERATOR_VERSION}\nseed {seed}\nmessages {n}\nbytes {total}\n")
-        for w in PLANTED:
+        for w in body_hits:
             mf.write(f"word {w} body {','.join(map(str, body_hits[w])) or '-'}\n")
             mf.write(f"word {w} subject {','.join(map(str, subj_hits[w])) or '-'}\n")
     with open(os.path.join(tmp, "sizes.txt"), "w") as sf:

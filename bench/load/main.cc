@@ -9,11 +9,12 @@
 //               [--admin-user U] [--create-prefix P] [--list-prefix P] [--shared N] [--visible N]
 //               [--other-user U] [--quota-root R] [--quota-kib K] [--quota-msgs M]
 //               [--warm-only 0|1] [--exec CMD] [--via imap|exec|none] [--reps N] [--baseline-s S]
+//               [--body-word W] [--header-word W]
 //   darius_load selftest
 //
 // Workloads: lmtp populate imap_login imap_select imap_fetch_meta imap_fetch_body
 // imap_search imap_store imap_append imap_expunge pop3_retr imap_idle_sessions mixed physical
-// shared_setup imap_list acl_quota expire undelete.
+// shared_setup imap_list acl_quota expire undelete imap_sort_search.
 //
 // Exit status: 0 when the workload ran, whether the server coped or not ("ok": false with
 // the reason); 2 when the harness is broken (bad usage, unreadable corpus). bench/runner.py
@@ -98,6 +99,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--via") o.via = v;
     else if (a == "--reps") o.reps = n();
     else if (a == "--baseline-s") o.baseline_s = d();
+    else if (a == "--body-word") o.body_word = v;
+    else if (a == "--header-word") o.header_word = v;
     else usage("unknown option " + a);
   }
   return o;
@@ -140,6 +143,7 @@ int main(int argc, char** argv) {
       {"acl_quota", [&](Result& r) { runAclQuota(o, r); }},
       {"expire", [&](Result& r) { runExpire(o, r); }},
       {"undelete", [&](Result& r) { runUndelete(o, r); }},
+      {"imap_sort_search", [&](Result& r) { runSortSearch(o, needCorpus(), r); }},
   };
   auto it = table.find(w);
   if (it == table.end()) usage("unknown workload " + w);
@@ -147,7 +151,7 @@ int main(int argc, char** argv) {
   Result r;
   r.workload = w;
   static const char* kNeedCorpus[] = {"lmtp", "populate", "imap_fetch_meta", "imap_search",
-                                      "imap_append", "mixed"};
+                                      "imap_append", "mixed", "imap_sort_search"};
   try {
     for (const char* n : kNeedCorpus) {
       if (w == n) needCorpus();  // a harness error, reported before any timing

@@ -54,6 +54,9 @@ struct Options {
   std::string via = "imap";     // undelete: imap (.EXPUNGED/INBOX), exec (--exec) or none
   size_t reps = 3;              // undelete: users bench<first_user>.. each with --count messages
   double baseline_s = 1;        // expire: the other session's commands before the expire starts
+  // imap_sort_search (bench/load/wl_search.cc): the rare words SEARCH looks for.
+  std::string body_word;        // planted in bodies only (manifest "body")
+  std::string header_word;      // planted in Subject headers only
 
   std::string user(int n) const { return "bench" + std::to_string(n); }
   std::string rcpt(int n) const { return user(n) + "@" + domain; }
@@ -78,6 +81,7 @@ void runImapList(const Options& o, Result& r);                    // "imap_list"
 void runAclQuota(const Options& o, Result& r);                    // "acl_quota"
 void runExpire(const Options& o, Result& r);                      // "expire"
 void runUndelete(const Options& o, Result& r);                    // "undelete"
+void runSortSearch(const Options& o, const Corpus& c, Result& r); // "imap_sort_search"
 int runSelfTest();                                                // "selftest"
 
 }  // namespace darius::bench
