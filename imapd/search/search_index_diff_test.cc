@@ -30,7 +30,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr uint32_t kSeed = 0x5d1ff19;
+// Fixed, so that a failure repeats; DARIUS_SEARCH_DIFF_SEED runs another.
+const uint32_t kSeed = [] {
+  const char* s = std::getenv("DARIUS_SEARCH_DIFF_SEED");
+  return s != nullptr ? static_cast<uint32_t>(std::strtoul(s, nullptr, 10)) : 0x5d1ff19u;
+}();
 
 std::string corpusDir() {
   if (const char* src = std::getenv("DARIUS_SOURCE_DIR")) {
@@ -104,7 +108,9 @@ std::string quotedPrintable(std::string_view in) {
 
 const char* kVocab[] = {"alpha",  "Bravo",   "CHARLIE", "delta", "Straße", "STRASSE", "naïve",
                         "Ünïcode", "日本語", "café",    "CAFÉ",  "grüße",  "Ελληνικά", "écho",
-                        "kilo",   "Lima",    "mike",    "ÇA",    "zulu",   "x-ray",   "ÅNGSTRÖM"};
+                        "kilo",   "Lima",    "mike",    "ÇA",    "zulu",   "x-ray",   "ÅNGSTRÖM",
+                        // Decomposed, compatibility and other folds (NFKC_Casefold).
+                        "cafe\u0301s", "ＡＢＣdef", "\uFB01le", "Ǆemal", "ΣΊΣΥΦΟΣ", "İstanbul"};
 
 class Generator {
  public:
