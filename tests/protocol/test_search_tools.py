@@ -1,8 +1,10 @@
 """`darius search index` and `darius search check` (issue 19) against a real dariusd.
 
-dariusd runs with `search_index: no`, so nothing indexes in the background: ~200 messages are
-APPENDed over IMAP into INBOX and a second folder, SEARCH answers are recorded before any
-index exists, then `darius search index --all` builds the indexes beside the running server
+dariusd runs with SEARCH using the index but never building it (`search_index_catch_up: 0`, and
+`search_index_delay: 1h` keeps the background indexer off for the test's length; with
+`search_index: no` SEARCH would not read the index at all): ~200 messages are APPENDed over
+IMAP into INBOX and a second folder, SEARCH answers are recorded before any index exists (a
+full scan), then `darius search index --all` builds the indexes beside the running server
 (its summary line is parsed, the files must exist), `darius search check --all` agrees (exit
 0), a byte-flipped darius.search makes check exit 1 naming the mailbox, and `search index
 --all` repairs it. Every SEARCH answer stays what it was before indexing throughout."""
@@ -44,7 +46,8 @@ def message(i):
 class SearchToolsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.inst = Instance(options={"search_index": "no"}).start()
+        cls.inst = Instance(options={"search_index": "yes", "search_index_catch_up": "0",
+                                     "search_index_delay": "1h"}).start()
         m = cls.connect()
         m.create("Archive")
         for i in range(200):
@@ -93,7 +96,7 @@ class SearchToolsTest(unittest.TestCase):
                                 recursive=True))
 
     def test_index_check_damage_repair(self):
-        self.assertEqual(self.index_files(), [])  # search_index: no
+        self.assertEqual(self.index_files(), [])  # nothing indexed in the background
         self.assertTrue(any(self.before.values()))
         # The queries really narrow something: at least one answer is neither empty nor all.
         apple = [i for i in range(200) if i % 4 and b"apple" in message(i).lower()]
