@@ -295,6 +295,33 @@ int runCheck(const std::vector<Target>& targets, mailbox::Store& store, bool jso
 
 }  // namespace
 
+size_t reindexMailboxes(mailbox::Store& store, const std::vector<std::string>& names) {
+  size_t indexed = 0;
+  for (const std::string& printable : names) {
+    auto name = MailboxName::parse(printable);
+    if (!name.ok()) continue;  // "mailbox list key ...": not a mailbox
+    auto entry = store.list().lookup(*name);
+    if (!entry.ok() ||
+        (entry->flags & (mailbox::MailboxEntry::kDeleted | mailbox::MailboxEntry::kNoSelect)) != 0) {
+      continue;  // removed by the reconstruct, or not selectable
+    }
+    Status failed = Status::ok();
+    if (auto dir = store.directoryOf(*name, *entry); !dir.ok()) {
+      failed = dir.status();
+    } else if (auto mb = mailbox::Mailbox::open(store.env(), *dir); !mb.ok()) {
+      failed = mb.status();
+    } else if (auto r = mailbox::updateSearchIndex(**mb); !r.ok()) {
+      failed = r.status();
+    } else {
+      indexed += r->indexed;
+    }
+    if (!failed.ok()) {
+      std::fprintf(stderr, "%s: search index: %s\n", printable.c_str(), failed.toString().c_str());
+    }
+  }
+  return indexed;
+}
+
 int runSearchCommand(const std::string& config_path, const SearchCommand& cmd) {
   if (static_cast<int>(!cmd.mailbox.empty()) + static_cast<int>(!cmd.user.empty()) +
           static_cast<int>(cmd.all) !=

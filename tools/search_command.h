@@ -23,7 +23,13 @@
 // Thread-safety: single-threaded CLI code.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
+
+namespace darius::mailbox {
+class Store;
+}
 
 namespace darius::tools {
 
@@ -41,5 +47,10 @@ struct SearchCommand {
 const char* searchHelpFooter();
 
 int runSearchCommand(const std::string& config_path, const SearchCommand& cmd);
+
+// For `darius reconstruct`: indexes again the listed mailboxes named (printable internal
+// names; others are skipped), whose index reconstruct removed. Problems go to standard error
+// as "<mailbox>: search index: <problem>"; returns the messages indexed.
+size_t reindexMailboxes(mailbox::Store& store, const std::vector<std::string>& names);
 
 }  // namespace darius::tools

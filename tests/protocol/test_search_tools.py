@@ -155,6 +155,18 @@ class SearchToolsTest(unittest.TestCase):
         self.assertTrue(r.stdout.startswith("indexed 200 messages "), r.stdout)
         self.assertEqual(self.answers(), self.before)
 
+        # reconstruct removes the index of a mailbox it repairs, then builds it again.
+        archive_dir = os.path.dirname(archive)
+        os.unlink(os.path.join(archive_dir, "darius.cache"))
+        r = darius("-C", self.inst.conf, "reconstruct", "--all", check=False)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("user/alice/Archive: ", r.stdout)
+        self.assertIn("search index rebuilt for repaired mailboxes: 50 messages", r.stderr)
+        self.assertTrue(os.path.getsize(archive) > 32)
+        r = self.search("check", "--all")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(self.answers(), self.before)
+
     def test_usage_and_config_errors(self):
         self.assertEqual(self.search("index").returncode, 2)
         self.assertEqual(self.search("check", "--all", "-u", "alice").returncode, 2)
