@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/io/fd.h"
+#include "lib/io/file_lock.h"
 #include "lib/io/mapped_file.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/namespace.h"
@@ -96,7 +97,14 @@ int runIndex(const std::vector<Target>& targets, mailbox::Store& store, bool reb
       continue;
     }
     if (rebuild) {
-      Status removed = mailbox::removeSearchIndex(target.dir);
+      // Under the writers' lock, so that dariusd's indexer is not halfway through replacing
+      // the file we remove (its rename would bring the old segments back).
+      Status removed = Status::ok();
+      auto lock = io::FileLock::acquire(
+          target.dir + "/" + std::string(mailbox::kSearchIndexLockName), io::LockMode::kExclusive,
+          true);
+      if (!lock.ok()) removed = lock.status();
+      else removed = mailbox::removeSearchIndex(target.dir);
       if (!removed.ok()) {
         problem(tty, target.name, "cannot remove the index: " + removed.toString());
         ++failed;
