@@ -7,4 +7,4 @@ list(APPEND MAILBOX_LIBS ICU::uc ICU::i18n)
 list(APPEND MAILBOX_SOURCES html_text.cc search_grams.cc search_index_format.cc search_index.cc
   search_index_update.cc)
 list(APPEND MAILBOX_TESTS html_text_test.cc search_index_test.cc
-  search_index_crash_test.cc)
+  search_index_crash_test.cc search_index_golden_test.cc)

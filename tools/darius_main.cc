@@ -15,6 +15,7 @@
 #include "tools/quota_command.h"
 #include "tools/mailbox_command.h"
 #include "tools/reconstruct_command.h"
+#include "tools/search_command.h"
 #include "tools/user_command.h"
 
 using namespace darius;
@@ -280,6 +281,30 @@ int main(int argc, char** argv) {
   undelete_cmd->add_option("--user", udc.user, "with --list: one user's");
   undelete_cmd->add_flag("--json", udc.json, "print JSON");
 
+  tools::SearchCommand sc;
+  auto* search_cmd = app.add_subcommand(
+      "search", "build and check the persistent search index (Cyrus's squatter)");
+  search_cmd->require_subcommand(1);
+  search_cmd->fallthrough();
+  {
+    auto* sub = search_cmd->add_subcommand("index", "index the messages not yet indexed");
+    sub->add_flag("--rebuild", sc.rebuild, "remove each index first and index everything");
+    sub = search_cmd->add_subcommand("check", "compare each index with the messages");
+    sub->add_flag("--json", sc.json, "print JSON");
+  }
+  for (auto* sub : search_cmd->get_subcommands({})) {
+    sub->fallthrough();
+    auto* mailbox_opt =
+        sub->add_option("MAILBOX", sc.mailbox, "internal name, e.g. user/alice/Sent");
+    auto* user_opt = sub->add_option("-u,--user", sc.user, "a user's INBOX and everything below");
+    auto* all_opt = sub->add_flag("--all", sc.all, "every mailbox");
+    mailbox_opt->excludes(user_opt)->excludes(all_opt);
+    user_opt->excludes(all_opt);
+    sub->footer(tools::searchHelpFooter());
+    std::string action = sub->get_name();
+    sub->callback([&sc, action] { sc.action = action; });
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -295,6 +320,7 @@ int main(int argc, char** argv) {
   if (policy_cmd->parsed()) return tools::runExpirePolicyCommand(config_path, epc);
   if (expire_cmd->parsed()) return tools::runExpireCommand(config_path, exc);
   if (unexpunge_cmd->parsed()) return tools::runUnexpungeCommand(config_path, unc);
+  if (search_cmd->parsed()) return tools::runSearchCommand(config_path, sc);
   if (undelete_cmd->parsed()) return tools::runUndeleteCommand(config_path, udc);
   if (db_cmd->parsed()) {
     dbc.batch_set = batch_opt->count() > 0;

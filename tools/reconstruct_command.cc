@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "mailbox/store.h"
 #include "tools/cli_common.h"
 #include "tools/progress.h"
+#include "tools/search_command.h"
 
 namespace darius::tools {
 
@@ -120,6 +122,20 @@ int runReconstruct(const std::string& config_path, const ReconstructCommand& cmd
     }
     bar.reset();  // ends the bar's line before the summary
     printSummary(*report, cmd.dry_run);
+    if (!cmd.dry_run) {
+      // A repaired mailbox lost its search index (mailbox/reconstruct.cc): build it again now
+      // rather than leave every SEARCH there to read all messages until dariusd catches up.
+      std::vector<std::string> repaired;
+      for (const auto& f : report->findings) {
+        if (f.fixable && std::find(repaired.begin(), repaired.end(), f.mailbox) == repaired.end()) {
+          repaired.push_back(f.mailbox);
+        }
+      }
+      if (!repaired.empty()) {
+        size_t n = reindexMailboxes(**store, repaired);
+        std::fprintf(stderr, "reconstruct: search index rebuilt for repaired mailboxes: %zu messages\n", n);
+      }
+    }
     if (report->clean()) return kReconstructClean;
     return report->unresolved() ? kReconstructUnresolved : kReconstructFound;
   }
