@@ -134,9 +134,19 @@ std::string encodeSegment(uint32_t first_uid, uint32_t last_uid,
 }
 
 std::string SegmentBuilder::finish(uint32_t first_uid, uint32_t last_uid) {
-  // Documents were added in order, so sorting by the whole key (gram, then document) keeps
-  // each list in document order.
-  std::sort(entries_.begin(), entries_.end());
+  // Documents were added in order, so a stable sort by gram alone leaves each list in
+  // document order: two counting passes of 12 bits each (the gram is 24), linear where a
+  // comparison sort was a fifth of the indexing time.
+  {
+    std::vector<uint64_t> tmp(entries_.size());
+    for (int shift : {32, 44}) {
+      std::vector<size_t> start(4097, 0);
+      for (uint64_t e : entries_) ++start[((e >> shift) & 0xFFF) + 1];
+      for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+      for (uint64_t e : entries_) tmp[start[(e >> shift) & 0xFFF]++] = e;
+      entries_.swap(tmp);
+    }
+  }
   std::vector<GramList> lists;
   uint64_t prev_gram = UINT64_MAX;
   int64_t prev_doc = -1;
