@@ -1,7 +1,8 @@
-// FaultyEnv: an Env for crash tests. It passes every operation to a base Env (normally
-// Env::posix() on a temporary directory), counts the mutating ones, can make them fail, and
-// can simulate a power loss followed by a reboot: the files on disk are then rewritten to what
-// a strict POSIX filesystem guarantees to have kept. Storage code (db/, mailbox/) is run
+// FaultyEnv: an Env for crash tests. It passes every operation but the syncs to a base Env
+// (normally Env::posix() on a temporary directory; a sync only updates the model, which is
+// what decides durability), counts the mutating ones, can make them fail, and can simulate
+// a power loss followed by a reboot: the files on disk are then rewritten to what a strict
+// POSIX filesystem guarantees to have kept. Storage code (db/, mailbox/) is run
 // against it with a power loss at every operation index in turn, and after each recovery the
 // test checks that nothing acknowledged was lost and nothing is inconsistent (DESIGN.md §3).
 //
