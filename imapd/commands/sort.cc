@@ -10,20 +10,25 @@
 // a successful SAVE replaces it, a NO of a command with SAVE empties it, a BAD leaves it.
 // Untagged EXPUNGE responses are held back after SORT, not after UID SORT (RFC 5256 §3).
 //
-// Not here: CONTEXT=SORT and UPDATE (RFC 5267 §4), PARTIAL (RFC 9394); their return options
-// are BAD (sort_args.h).
+// RETURN (UPDATE) (RFC 5267 §4.3, CONTEXT=SORT) keeps the result live as a search context in
+// sort order (search/search_context.h with sort/sort_context.h): each change is an ADDTO or
+// REMOVEFROM at the message's position in that order. PARTIAL (RFC 9394) counts positions in
+// sort order (sort_response.h). A text key asks the search index first, as SEARCH does
+// (search_session.h).
+#include <memory>
 #include <string_view>
 
 #include "imapd/commands/commands.h"
 #include "imapd/mailbox_access.h"
 #include "imapd/search/search_eval.h"
 #include "imapd/search/search_response.h"
+#include "imapd/search_session.h"
 #include "imapd/session.h"
 #include "imapd/sort/sort_args.h"
+#include "imapd/sort/sort_context.h"
 #include "imapd/sort/sort_keys.h"
 #include "imapd/sort/sort_response.h"
 #include "lib/log/log.h"
-#include "mailbox/search_fold.h"
 
 namespace darius::imapd {
 namespace {
@@ -33,19 +38,10 @@ struct SortCommandArgs {
   std::string tag;  // for the ESEARCH correlator (RFC 4466 search-correlator)
 };
 
-// The command's tag: the first token of the command text, which the parser has read past
-// (the same recovery as search.cc's; the Session API gives commands no tag).
-std::string tagOf(const ArgParser& p) {
-  std::string_view line(p.rest().data() - p.position(), p.position() + p.rest().size());
-  size_t end = 0;
-  while (end < line.size() && proto::isTagChar(static_cast<unsigned char>(line[end]))) ++end;
-  return std::string(line.substr(0, end));
-}
-
 template <bool kUid>
 base::Result<SortCommandArgs> parse(ArgParser& p) {
   SortCommandArgs a;
-  a.tag = tagOf(p);
+  a.tag = commandTag(p);
   DARIUS_ASSIGN_OR_RETURN(a.args, sort::parseSortArgs(p, kUid));
   return a;
 }
@@ -54,6 +50,10 @@ asio::awaitable<Reply> execute(Session& session, SortCommandArgs command) {
   SelectedMailbox& sel = *session.selected();
   const search::SearchArgs& args = command.args.search;
   const std::string_view name = args.by_uid ? "UID SORT" : "SORT";
+  // RFC 5267 §4.3: UPDATE under a tag a live context has is BAD, and has no effect.
+  if (args.ret.update && session.searchContexts().has(command.tag)) {
+    co_return Reply::bad("Tag reuse");
+  }
   auto finish = [&](Reply r) {
     r.hold_expunges = !args.by_uid;
     if (r.kind == Reply::Kind::kNo && args.ret.save) session.savedResult() = proto::SequenceSet();
@@ -62,26 +62,18 @@ asio::awaitable<Reply> execute(Session& session, SortCommandArgs command) {
   if (args.uses_modseq) session.useCondstore();  // RFC 7162 §3.1: CONDSTORE-enabling
 
   auto program = search::SearchProgram::compile(args);
-  if (!program.ok()) {
-    if (program.status().code() == base::Code::kNotSupported) {
-      co_return finish(Reply::no("Unsupported charset",
-                                 "BADCHARSET (" + mailbox::advertisedCharsets() + ")"));
-    }
-    co_return finish(Reply::bad(program.status().message()));
-  }
-  search::SearchScope scope;
-  scope.mailbox = &sel.mailbox();
-  scope.view = sel.uids();
-  scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
-  scope.saved = &session.savedResult();
-  scope.seen = sel.seenState();
+  if (!program.ok()) co_return finish(compileFailure(program.status()));
+  std::unique_ptr<PreparedScope> prepared = co_await prepareScope(session, *program);
+  const search::SearchScope& scope = prepared->scope;
   const std::vector<sort::SortCriterion>& criteria = command.args.criteria;
+  const bool keep_keys = args.ret.update;
   size_t search_unreadable = 0;
   auto outcome = co_await session.blocking([&]() -> base::Result<sort::SortOutcome> {
     DARIUS_ASSIGN_OR_RETURN(search::SearchOutcome found, program->run(scope));
     search_unreadable = found.unreadable;
-    return sort::sortMatches(sel.mailbox(), criteria, std::move(found.matches));
+    return sort::sortMatches(sel.mailbox(), criteria, std::move(found.matches), keep_keys);
   });
+  co_await dropIfDamaged(session, *prepared);
   if (!outcome.ok()) co_return finish(replyFor(session, outcome.status(), name));
   if (search_unreadable + outcome->unreadable > 0) {
     log::warning(session.logContext(), "{}: {} message(s) of {} could not be read", name,
@@ -89,6 +81,11 @@ asio::awaitable<Reply> execute(Session& session, SortCommandArgs command) {
   }
 
   session.connection().write(sort::formatSortResponse(args, command.tag, outcome->matches));
+  if (args.ret.update) {
+    auto order = std::make_shared<sort::SortOrder>(criteria, std::move(outcome->keys));
+    startContext(session, command.tag, args, outcome->matches, sort::contextOrder(order),
+                 sort::contextLearn(order));
+  }
   if (args.ret.save) session.savedResult() = search::savedResult(args.ret, outcome->matches);
   (void)co_await session.flushIfLarge();
   co_return finish(Reply::ok(args.by_uid ? "UID SORT completed" : "SORT completed"));

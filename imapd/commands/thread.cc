@@ -13,6 +13,7 @@
 // An unknown algorithm is BAD (§3: "BAD - command unknown or arguments invalid"); an unknown
 // charset is NO [BADCHARSET (...)] (§3 "can't thread that charset", RFC 9051 §7.1). Untagged
 // EXPUNGEs are held back during THREAD but not UID THREAD (§3).
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,12 +21,12 @@
 #include "imapd/mailbox_access.h"
 #include "imapd/search/search_args.h"
 #include "imapd/search/search_eval.h"
+#include "imapd/search_session.h"
 #include "imapd/session.h"
 #include "imapd/thread/thread_algorithms.h"
 #include "imapd/thread/thread_inputs.h"
 #include "lib/log/log.h"
 #include "lib/proto/chars.h"
-#include "mailbox/search_fold.h"
 
 namespace darius::imapd {
 namespace {
@@ -80,19 +81,10 @@ asio::awaitable<Reply> execute(Session& session, ThreadCommandArgs command) {
   if (args.uses_modseq) session.useCondstore();  // RFC 7162 §3.1: MODSEQ enables CONDSTORE
 
   auto program = search::SearchProgram::compile(args);
-  if (!program.ok()) {
-    if (program.status().code() == base::Code::kNotSupported) {
-      co_return finish(Reply::no("Unsupported charset",
-                                 "BADCHARSET (" + mailbox::advertisedCharsets() + ")"));
-    }
-    co_return finish(Reply::bad(program.status().message()));
-  }
-  search::SearchScope scope;
-  scope.mailbox = &sel.mailbox();
-  scope.view = sel.uids();
-  scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
-  scope.saved = &session.savedResult();
-  scope.seen = sel.seenState();
+  if (!program.ok()) co_return finish(compileFailure(program.status()));
+  // A text key asks the search index first, as SEARCH does (search_session.h).
+  std::unique_ptr<PreparedScope> prepared = co_await prepareScope(session, *program);
+  const search::SearchScope& scope = prepared->scope;
 
   struct Outcome {
     std::string threads;
@@ -108,6 +100,7 @@ asio::awaitable<Reply> execute(Session& session, ThreadCommandArgs command) {
     o.threads = thread::formatThreads(thread::threadMessages(algorithm, inputs.messages));
     return o;
   });
+  co_await dropIfDamaged(session, *prepared);
   if (!outcome.ok()) co_return finish(replyFor(session, outcome.status(), "THREAD"));
   if (outcome->unreadable > 0) {
     log::warning(session.logContext(), "THREAD: {} message(s) of {} could not be read",

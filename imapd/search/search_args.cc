@@ -301,8 +301,10 @@ class Parser {
   const SearchLimits& limits_;
 };
 
+}  // namespace
+
 // search-return-opts = SP "RETURN" SP "(" [search-return-opt *(SP search-return-opt)] ")"
-Status parseReturn(ArgParser& p, ReturnOptions& ret) {
+Status parseReturnOptions(ArgParser& p, ReturnOptions& ret) {
   Status st = p.listOf(
       [&](ArgParser& q) -> Status {
         auto a = q.atom();
@@ -341,6 +343,8 @@ Status parseReturn(ArgParser& p, ReturnOptions& ret) {
   return Status::ok();
 }
 
+namespace {
+
 // The atom at the parser's position, if it is `word` followed by SP; consumed only then.
 bool skipWord(ArgParser& p, std::string_view word) {
   size_t at = p.position();
@@ -358,7 +362,7 @@ Result<SearchArgs> parseSearchArgs(ArgParser& p, bool by_uid, const SearchLimits
   DARIUS_RETURN_IF_ERROR(p.space());
   if (skipWord(p, "RETURN")) {
     DARIUS_RETURN_IF_ERROR(p.space());
-    DARIUS_RETURN_IF_ERROR(parseReturn(p, args.ret));
+    DARIUS_RETURN_IF_ERROR(parseReturnOptions(p, args.ret));
     args.has_return = true;
     DARIUS_RETURN_IF_ERROR(p.space());
   }

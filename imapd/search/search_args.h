@@ -136,6 +136,11 @@ struct SearchLimits {
 base::Result<SearchArgs> parseSearchArgs(proto::ArgParser& p, bool by_uid,
                                          const SearchLimits& limits = {});
 
+// The parenthesised list after RETURN (RFC 4731 §3.1, RFC 5267 §3.1 and §4, RFC 9394 §3.1):
+// MIN MAX ALL COUNT SAVE CONTEXT UPDATE and PARTIAL range, each into `ret`; an unknown
+// option, PARTIAL twice, or PARTIAL with ALL is kInvalid (BAD). SEARCH and SORT share it.
+base::Status parseReturnOptions(proto::ArgParser& p, ReturnOptions& ret);
+
 // RFC 9394 §4: "1:100" or "-1:-100" (the atom after PARTIAL); kInvalid otherwise. UID FETCH's
 // PARTIAL modifier (§3.3) takes the same range.
 base::Result<PartialRange> parsePartialRange(std::string_view text);

@@ -19,11 +19,12 @@ std::string setOf(std::vector<uint32_t> numbers) {
 }  // namespace
 
 SearchContext::SearchContext(std::string tag, bool by_uid, SearchProgram program,
-                             std::vector<uint32_t> results, Order order)
+                             std::vector<uint32_t> results, Order order, Learn learn)
     : tag_(std::move(tag)),
       by_uid_(by_uid),
       program_(std::move(program)),
       order_(std::move(order)),
+      learn_(std::move(learn)),
       members_(results.begin(), results.end()) {
   if (order_) {
     ordered_ = std::move(results);
@@ -36,9 +37,12 @@ std::vector<uint32_t> SearchContext::results() const {
   return {members_.begin(), members_.end()};
 }
 
-void SearchContext::setChecked(std::vector<uint32_t> checked, std::vector<uint32_t> matching) {
+Status SearchContext::setChecked(const SearchScope& scope, std::vector<uint32_t> checked,
+                                 std::vector<uint32_t> matching) {
+  if (learn_ && !matching.empty()) DARIUS_RETURN_IF_ERROR(learn_(scope, matching));
   checked_ = std::move(checked);
   matching_ = std::move(matching);
+  return Status::ok();
 }
 
 uint32_t SearchContext::clientNumber(uint32_t uid, const NumberOf& msn_of) const {
@@ -178,7 +182,7 @@ Status SearchContexts::evaluate(const SearchScope& scope, std::span<const uint32
       matching.reserve(o.matches.size());
       for (const SearchMatch& m : o.matches) matching.push_back(m.uid);
     }
-    c->setChecked({uids.begin(), uids.end()}, std::move(matching));
+    DARIUS_RETURN_IF_ERROR(c->setChecked(scope, {uids.begin(), uids.end()}, std::move(matching)));
   }
   return Status::ok();
 }

@@ -54,10 +54,15 @@ class SearchContext {
  public:
   // True if a comes before b in the requested order (SORT); empty: mailbox order.
   using Order = std::function<bool(uint32_t a, uint32_t b)>;
+  // Told the UIDs (ascending) that match after a re-check, before any of them is placed by
+  // Order, so that a SORT context can read their sort keys (on the blocking pool, from the
+  // scope's mailbox). Empty: Order needs nothing new.
+  using Learn = std::function<base::Status(const SearchScope& scope,
+                                           std::span<const uint32_t> uids)>;
 
   // `results`: the UIDs the command found, in mailbox order.
   SearchContext(std::string tag, bool by_uid, SearchProgram program,
-                std::vector<uint32_t> results, Order order = {});
+                std::vector<uint32_t> results, Order order = {}, Learn learn = {});
 
   const std::string& tag() const { return tag_; }
   bool byUid() const { return by_uid_; }
@@ -66,8 +71,10 @@ class SearchContext {
   std::vector<uint32_t> results() const;
   bool contains(uint32_t uid) const { return members_.count(uid) != 0; }
 
-  // Records which of `checked` (ascending UIDs) now match (`matching`, ascending, a subset).
-  void setChecked(std::vector<uint32_t> checked, std::vector<uint32_t> matching);
+  // Records which of `checked` (ascending UIDs) now match (`matching`, ascending, a subset),
+  // after Learn has seen `matching`.
+  base::Status setChecked(const SearchScope& scope, std::vector<uint32_t> checked,
+                          std::vector<uint32_t> matching);
   // Drops the expunged UIDs `gone` from the result: the REMOVEFROM line, or "".
   std::string removeExpunged(const std::set<uint32_t>& gone, const NumberOf& number_of);
   // Applies what setChecked() recorded: the REMOVEFROM / ADDTO line, or "".
@@ -84,6 +91,7 @@ class SearchContext {
   bool by_uid_ = false;
   SearchProgram program_;
   Order order_;
+  Learn learn_;
   std::set<uint32_t> members_;     // the result
   std::vector<uint32_t> ordered_;  // the result in order_ (only when order_ is set)
   std::vector<uint32_t> checked_;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,16 +31,20 @@ SearchProgram programOf(const std::string& keys) {
 
 const NumberOf kNoMsn = [](uint32_t) -> uint32_t { return 0; };
 
+void check(SearchContext& c, std::vector<uint32_t> checked, std::vector<uint32_t> matching) {
+  EXPECT_TRUE(c.setChecked(SearchScope{}, std::move(checked), std::move(matching)).isOk());
+}
+
 TEST(SearchContext, UidContextInMailboxOrder) {
   SearchContext c("B01", true, programOf("UNSEEN"), {3, 5, 9});
   EXPECT_EQ(c.results(), (std::vector<uint32_t>{3, 5, 9}));
   // 4 and 10 now match, 5 no longer does, 6 still does not: one line, removals first.
-  c.setChecked({4, 5, 6, 10}, {4, 10});
+  check(c, {4, 5, 6, 10}, {4, 10});
   EXPECT_EQ(c.applyChecks(kNoMsn),
             "* ESEARCH (TAG \"B01\") UID REMOVEFROM (0 5) ADDTO (0 4,10)\r\n");
   EXPECT_EQ(c.results(), (std::vector<uint32_t>{3, 4, 9, 10}));
   // Checked again with no change: nothing to say.
-  c.setChecked({3, 4}, {3, 4});
+  check(c, {3, 4}, {3, 4});
   EXPECT_EQ(c.applyChecks(kNoMsn), "");
   // Expunged: only the results leave, in one set.
   EXPECT_EQ(c.removeExpunged({2, 3, 4, 7}, kNoMsn),
@@ -47,7 +52,7 @@ TEST(SearchContext, UidContextInMailboxOrder) {
   EXPECT_EQ(c.removeExpunged({2, 7}, kNoMsn), "");
   EXPECT_EQ(c.results(), (std::vector<uint32_t>{9, 10}));
   // Additions in a run become a range (RFC 5267 §4.3.3's preferred form).
-  c.setChecked({11, 12, 13}, {11, 12, 13});
+  check(c, {11, 12, 13}, {11, 12, 13});
   EXPECT_EQ(c.applyChecks(kNoMsn), "* ESEARCH (TAG \"B01\") UID ADDTO (0 11:13)\r\n");
 }
 
@@ -58,7 +63,7 @@ TEST(SearchContext, SequenceNumberContextUsesTheViewAtThatPoint) {
   EXPECT_EQ(c.removeExpunged({105}, msn_of), "* ESEARCH (TAG \"a1\") REMOVEFROM (0 2)\r\n");
   // After the EXPUNGE the view renumbers; a new message 130 is number 4.
   msn = {{100, 1}, {110, 2}, {120, 3}, {130, 4}};
-  c.setChecked({100, 130}, {100, 130});
+  check(c, {100, 130}, {100, 130});
   EXPECT_EQ(c.applyChecks(msn_of), "* ESEARCH (TAG \"a1\") ADDTO (0 1,4)\r\n");
   EXPECT_EQ(c.results(), (std::vector<uint32_t>{100, 110, 130}));
 }
@@ -69,7 +74,7 @@ TEST(SearchContext, SuppliedOrderReportsPositions) {
   auto newest_first = [](uint32_t a, uint32_t b) { return a > b; };
   SearchContext c("s1", true, programOf("ALL"), {3, 5, 9}, newest_first);
   EXPECT_EQ(c.results(), (std::vector<uint32_t>{9, 5, 3}));
-  c.setChecked({4, 7, 9}, {4, 7});
+  check(c, {4, 7, 9}, {4, 7});
   // 9 leaves position 1; then 7 goes to 1 (before 5), 4 to 3 (after 7 and 5, before 3).
   EXPECT_EQ(c.applyChecks(kNoMsn),
             "* ESEARCH (TAG \"s1\") UID REMOVEFROM (1 9) ADDTO (1 7 3 4)\r\n");
@@ -78,6 +83,34 @@ TEST(SearchContext, SuppliedOrderReportsPositions) {
   EXPECT_EQ(c.removeExpunged({3, 5}, kNoMsn),
             "* ESEARCH (TAG \"s1\") UID REMOVEFROM (2 5 3 3)\r\n");
   EXPECT_EQ(c.results(), (std::vector<uint32_t>{7, 4}));
+}
+
+// A SORT context learns the keys of messages that join it before placing them; a failure
+// to learn is the re-check's failure, and nothing is recorded.
+TEST(SearchContext, LearnSeesTheMatchesBeforeTheyArePlaced) {
+  std::map<uint32_t, int> key = {{3, 30}, {5, 10}};
+  std::vector<uint32_t> told;
+  bool fail = false;
+  auto order = [&](uint32_t a, uint32_t b) {
+    return key.at(a) < key.at(b) || (key.at(a) == key.at(b) && a < b);
+  };
+  auto learn = [&](const SearchScope&, std::span<const uint32_t> uids) -> base::Status {
+    if (fail) return base::Status::ioError("cache unreadable");
+    for (uint32_t u : uids) {
+      told.push_back(u);
+      key[u] = static_cast<int>(u) * 4;  // 7 -> 28, 8 -> 32
+    }
+    return base::Status::ok();
+  };
+  SearchContext c("k", true, programOf("ALL"), {3, 5}, order, learn);
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{5, 3}));
+  check(c, {7, 8, 9}, {7, 8});
+  EXPECT_EQ(told, (std::vector<uint32_t>{7, 8}));
+  EXPECT_EQ(c.applyChecks(kNoMsn), "* ESEARCH (TAG \"k\") UID ADDTO (2 7 4 8)\r\n");
+  EXPECT_EQ(c.results(), (std::vector<uint32_t>{5, 7, 3, 8}));
+  fail = true;
+  EXPECT_FALSE(c.setChecked(SearchScope{}, {10}, {10}).isOk());
+  EXPECT_EQ(c.applyChecks(kNoMsn), "");
 }
 
 TEST(SearchContexts, LimitTagsAndCancel) {

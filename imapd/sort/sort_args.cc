@@ -29,31 +29,6 @@ constexpr std::array<KeyName, 9> kKeys = {{{"ARRIVAL", SortKey::kArrival},
 
 std::string clip(std::string_view s) { return std::string(s.substr(0, 32)); }
 
-// sort-return-opts' list (RFC 5267 §3.1: the ESEARCH options, in sort order).
-Status parseReturn(ArgParser& p, search::ReturnOptions& ret) {
-  return p.listOf(
-      [&](ArgParser& q) -> Status {
-        auto a = q.atom();
-        if (!a.ok()) return Status::invalid("Invalid sort return option");
-        std::string u = proto::asciiUpper(*a);
-        if (u == "MIN") {
-          ret.min = true;
-        } else if (u == "MAX") {
-          ret.max = true;
-        } else if (u == "ALL") {
-          ret.all = true;
-        } else if (u == "COUNT") {
-          ret.count = true;
-        } else if (u == "SAVE") {
-          ret.save = true;
-        } else {
-          return Status::invalid("Unknown sort return option " + clip(*a));
-        }
-        return Status::ok();
-      },
-      proto::ListOptions{.allow_empty = true, .max_items = 16});
-}
-
 Status parseCriteria(ArgParser& p, std::vector<SortCriterion>& out) {
   bool pending_reverse = false;
   Status s = p.listOf(
@@ -105,7 +80,8 @@ Result<SortArgs> parseSortArgs(ArgParser& p, bool by_uid, const search::SearchLi
   if (nextWordIs(p, "RETURN")) {
     (void)p.atom();
     DARIUS_RETURN_IF_ERROR(p.space());
-    DARIUS_RETURN_IF_ERROR(parseReturn(p, ret));
+    // RFC 5267 §3.1, §4; RFC 9394: the ESEARCH options, PARTIAL, CONTEXT and UPDATE.
+    DARIUS_RETURN_IF_ERROR(search::parseReturnOptions(p, ret));
     has_return = true;
     DARIUS_RETURN_IF_ERROR(p.space());
   }

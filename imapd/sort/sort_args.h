@@ -15,9 +15,9 @@
 // Unlike SEARCH, the charset is mandatory and bare (no CHARSET word): it is read here and
 // the search keys are handed to imapd/search's parseSearchArgs(), whose SearchArgs carries
 // the charset and the return options on to SearchProgram::compile() (an unknown charset is a
-// NO [BADCHARSET] there, not a BAD here). The return options are MIN MAX ALL COUNT SAVE;
-// PARTIAL, CONTEXT and UPDATE (RFC 9394, RFC 5267 §4) are not offered and are BAD, as
-// RFC 4466 §2.6 has unknown options be. Every error is kInvalid with a message for the BAD,
+// NO [BADCHARSET] there, not a BAD here). The return options are SEARCH's
+// (search::parseReturnOptions): MIN MAX ALL COUNT SAVE, PARTIAL (RFC 9394), CONTEXT and
+// UPDATE (RFC 5267 §4). Every error is kInvalid with a message for the BAD,
 // except the search parser's kTooBig for a flood of keys.
 //
 // Ownership: plain values. Thread-safety: pure functions.

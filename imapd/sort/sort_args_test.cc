@@ -63,11 +63,24 @@ TEST(SortArgs, ReturnOptions) {
   auto none = parse(" (DATE) UTF-8 ALL");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->search.has_return);
-  EXPECT_EQ(described(" RETURN (PARTIAL 1:10) (DATE) UTF-8 ALL"),
-            "error: Unknown sort return option PARTIAL");
-  EXPECT_EQ(described(" RETURN (UPDATE) (DATE) UTF-8 ALL"),
-            "error: Unknown sort return option UPDATE");
-  EXPECT_EQ(described(" RETURN (DATE) UTF-8 ALL"), "error: Unknown sort return option DATE");
+  EXPECT_EQ(described(" RETURN (DATE) UTF-8 ALL"), "error: Unknown search return option DATE");
+}
+
+// RFC 9394 and RFC 5267 §4 (CONTEXT=SORT): the options SEARCH takes, with its rules.
+TEST(SortArgs, PartialContextAndUpdate) {
+  auto a = parse(" RETURN (PARTIAL -1:-10 UPDATE CONTEXT COUNT) (REVERSE DATE) UTF-8 ALL");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(a->search.ret.partial.has_value());
+  EXPECT_EQ(a->search.ret.partial->low(), 1u);
+  EXPECT_EQ(a->search.ret.partial->high(), 10u);
+  EXPECT_TRUE(a->search.ret.partial->from_end);
+  EXPECT_TRUE(a->search.ret.update && a->search.ret.context && a->search.ret.count);
+  EXPECT_EQ(described(" RETURN (PARTIAL 1:10 ALL) (DATE) UTF-8 ALL"),
+            "error: PARTIAL and ALL together");
+  EXPECT_EQ(described(" RETURN (PARTIAL 1:10 PARTIAL 5:6) (DATE) UTF-8 ALL"),
+            "error: PARTIAL given twice");
+  EXPECT_TRUE(described(" RETURN (PARTIAL 0:10) (DATE) UTF-8 ALL").starts_with("error: "));
+  EXPECT_TRUE(described(" RETURN (PARTIAL) (DATE) UTF-8 ALL").starts_with("error: "));
 }
 
 TEST(SortArgs, UidSortKeepsTheUidFlag) {

@@ -156,33 +156,42 @@ bool sortsBefore(const std::vector<SortCriterion>& criteria, const MessageKeys& 
   return a.match.msn < b.match.msn;  // RFC 5256 §3: the implicit last key
 }
 
+base::Result<std::optional<MessageKeys>> readKeys(const mailbox::Mailbox& mailbox,
+                                                  const std::vector<SortCriterion>& criteria,
+                                                  const search::SearchMatch& match,
+                                                  size_t& unreadable) {
+  DARIUS_ASSIGN_OR_RETURN(int64_t at, mailbox.findUid(match.uid));
+  if (at < 0) return std::optional<MessageKeys>();
+  DARIUS_ASSIGN_OR_RETURN(mailbox::IndexRecord record, mailbox.record(static_cast<size_t>(at)));
+  std::string block;
+  if (needsHeader(criteria)) {
+    auto entry = mailbox.cache(record);
+    if (entry.ok()) {
+      block = std::move(entry->headers);
+    } else {
+      ++unreadable;
+    }
+  }
+  return std::optional<MessageKeys>(keysOf(criteria, match, record, block));
+}
+
 base::Result<SortOutcome> sortMatches(const mailbox::Mailbox& mailbox,
                                       const std::vector<SortCriterion>& criteria,
-                                      std::vector<search::SearchMatch> matches) {
+                                      std::vector<search::SearchMatch> matches, bool keep_keys) {
   SortOutcome out;
   std::vector<MessageKeys> keys;
   keys.reserve(matches.size());
-  const bool header = needsHeader(criteria);
   for (const search::SearchMatch& m : matches) {
-    DARIUS_ASSIGN_OR_RETURN(int64_t at, mailbox.findUid(m.uid));
-    if (at < 0) continue;
-    DARIUS_ASSIGN_OR_RETURN(mailbox::IndexRecord record, mailbox.record(static_cast<size_t>(at)));
-    std::string block;
-    if (header) {
-      auto entry = mailbox.cache(record);
-      if (entry.ok()) {
-        block = std::move(entry->headers);
-      } else {
-        ++out.unreadable;
-      }
-    }
-    keys.push_back(keysOf(criteria, m, record, block));
+    DARIUS_ASSIGN_OR_RETURN(std::optional<MessageKeys> k,
+                            readKeys(mailbox, criteria, m, out.unreadable));
+    if (k) keys.push_back(std::move(*k));
   }
   std::sort(keys.begin(), keys.end(), [&](const MessageKeys& a, const MessageKeys& b) {
     return sortsBefore(criteria, a, b);
   });
   out.matches.reserve(keys.size());
   for (const MessageKeys& k : keys) out.matches.push_back(k.match);
+  if (keep_keys) out.keys = std::move(keys);
   return out;
 }
 

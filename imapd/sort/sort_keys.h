@@ -32,6 +32,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,14 +72,25 @@ std::string displayAddressKey(const std::vector<std::string_view>& field_values)
 
 struct SortOutcome {
   std::vector<search::SearchMatch> matches;  // in sort order
+  std::vector<MessageKeys> keys;             // the same, with their keys (when asked for)
   size_t unreadable = 0;                     // messages whose cache entry could not be read
 };
 
+// The keys of `match`'s message from `mailbox`'s record and cache entry; none if the record
+// has left the index. A cache entry that cannot be read counts in `unreadable` and gives an
+// empty header.
+base::Result<std::optional<MessageKeys>> readKeys(const mailbox::Mailbox& mailbox,
+                                                  const std::vector<SortCriterion>& criteria,
+                                                  const search::SearchMatch& match,
+                                                  size_t& unreadable);
+
 // `matches` (a SEARCH's, ascending) in the order of `criteria`, their keys read from
 // `mailbox`'s records and cache entries. A match whose record has left the index meanwhile
-// is dropped, as SEARCH drops it.
+// is dropped, as SEARCH drops it. `keep_keys`: SortOutcome::keys is filled too (a sort
+// context keeps them, sort_context.h).
 base::Result<SortOutcome> sortMatches(const mailbox::Mailbox& mailbox,
                                       const std::vector<SortCriterion>& criteria,
-                                      std::vector<search::SearchMatch> matches);
+                                      std::vector<search::SearchMatch> matches,
+                                      bool keep_keys = false);
 
 }  // namespace darius::imapd::sort

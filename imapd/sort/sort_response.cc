@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "imapd/search/search_response.h"
 #include "lib/proto/chars.h"
 
 namespace darius::imapd::sort {
@@ -52,9 +53,9 @@ std::string formatSortResponse(const search::SearchArgs& args, std::string_view 
     return out;
   }
   search::ReturnOptions r = args.ret;
-  if (!(r.min || r.max || r.all || r.count)) {
-    if (r.save) return {};  // SAVE alone
-    r.all = true;           // RETURN ()
+  if (!(r.min || r.max || r.all || r.count || r.partial)) {
+    if (r.save) return {};  // SAVE alone (CONTEXT and UPDATE ask for no data)
+    r.all = true;           // RETURN (), RETURN (UPDATE)
   }
   std::string out = "* ESEARCH (TAG " + proto::quoteString(tag) + ")";
   if (args.by_uid) out += " UID";
@@ -68,6 +69,20 @@ std::string formatSortResponse(const search::SearchArgs& args, std::string_view 
     numbers.reserve(sorted.size());
     for (const search::SearchMatch& m : sorted) numbers.push_back(numberOf(args, m));
     out += " ALL " + orderedSet(numbers);
+  }
+  if (r.partial) {
+    // RFC 9394 §3.1: the range counts positions in the sort order (RFC 5267 §4.4).
+    search::Window w = search::partialWindow(*r.partial, sorted.size());
+    out += " PARTIAL (" + search::formatPartialRange(*r.partial) + " ";
+    if (w.empty()) {
+      out += "NIL";
+    } else {
+      std::vector<uint32_t> numbers;
+      numbers.reserve(w.end - w.begin);
+      for (size_t i = w.begin; i < w.end; ++i) numbers.push_back(numberOf(args, sorted[i]));
+      out += orderedSet(numbers);
+    }
+    out += ")";
   }
   if (args.uses_modseq && !sorted.empty()) {
     uint64_t modseq = 0;

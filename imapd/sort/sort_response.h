@@ -1,15 +1,17 @@
 // The answer to a SORT: the untagged response, in sort order.
 //
 //   no RETURN:      * SORT 5 3 4 1 2 [(MODSEQ n)]          RFC 5256 §4, RFC 7162 §3.1.6
-//   RETURN (...):   * ESEARCH (TAG "x") [UID] [MIN n] [MAX n] [COUNT n] [ALL set] [MODSEQ n]
-//                                                         RFC 5267 §3, RFC 4731
+//   RETURN (...):   * ESEARCH (TAG "x") [UID] [MIN n] [MAX n] [COUNT n] [ALL set]
+//                     [PARTIAL (range set-or-NIL)] [MODSEQ n]    RFC 5267 §3, RFC 4731,
+//                                                                RFC 9394
 //
 // Without RETURN a SORT answers SORT even after ENABLE IMAP4rev2 (RFC 5267 §3: "If this is
 // missing, the server will return results as specified in [SORT]"). With it (ESORT, §3.1),
 // MIN and MAX are the first and the last message in sort order, not the lowest and highest
 // numbers; ALL lists the messages in sort order as a sequence-set, so only runs that ascend
 // by one are written as ranges (§3.2: "10:12" is fine, "12:10" SHOULD be avoided); COUNT is
-// as in ESEARCH. RETURN () means ALL; MIN, MAX and ALL are left out when nothing matched,
+// as in ESEARCH; PARTIAL's range counts positions in sort order and its set is in that order
+// too. RETURN () means ALL, and so does a RETURN of only CONTEXT and UPDATE; MIN, MAX and ALL are left out when nothing matched,
 // COUNT never is; RETURN (SAVE) alone sends no ESEARCH (RFC 9051 §6.4.4). MODSEQ, when the
 // search used a MODSEQ key and found something, follows imapd/search's rules (RFC 7162
 // §3.1.6, RFC 4731 §3.2): the highest mod-sequence of what is reported.

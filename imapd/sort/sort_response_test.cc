@@ -46,6 +46,33 @@ TEST(SortResponse, EsortOptions) {
   EXPECT_EQ(formatSortResponse(a, "x", sorted()), "* ESEARCH (TAG \"x\") UID MAX 20 MODSEQ 3\r\n");
 }
 
+// RFC 9394 §3.1 with ESORT: the positions are in sort order, and so is the set.
+TEST(SortResponse, PartialCountsPositionsInSortOrder) {
+  search::SearchArgs a;
+  a.has_return = true;
+  a.by_uid = true;
+  a.ret.partial = search::PartialRange{2, 4, false};
+  EXPECT_EQ(formatSortResponse(a, "p", sorted()),
+            "* ESEARCH (TAG \"p\") UID PARTIAL (2:4 30,40,10)\r\n");
+  a.ret.partial = search::PartialRange{1, 2, true};
+  EXPECT_EQ(formatSortResponse(a, "p", sorted()),
+            "* ESEARCH (TAG \"p\") UID PARTIAL (-1:-2 10,20)\r\n");
+  a.ret.partial = search::PartialRange{6, 9, false};
+  a.ret.count = true;
+  EXPECT_EQ(formatSortResponse(a, "p", sorted()),
+            "* ESEARCH (TAG \"p\") UID COUNT 5 PARTIAL (6:9 NIL)\r\n");
+  // UPDATE and CONTEXT ask for no data: ALL, as RETURN () would.
+  a.ret = {};
+  a.ret.update = a.ret.context = true;
+  EXPECT_EQ(formatSortResponse(a, "u", sorted()),
+            "* ESEARCH (TAG \"u\") UID ALL 50,30,40,10,20\r\n");
+  // SAVE with PARTIAL keeps the window's messages (RFC 9394 §3.2, Table 1).
+  search::ReturnOptions r;
+  r.save = true;
+  r.partial = search::PartialRange{1, 2, false};
+  EXPECT_EQ(search::savedResult(r, sorted()).format(), "30,50");
+}
+
 TEST(SortResponse, OrderedSetNeverDescends) {
   EXPECT_EQ(orderedSet({}), "");
   EXPECT_EQ(orderedSet({7}), "7");

@@ -9,7 +9,8 @@ names, a group and missing fields, and different sizes. Every key is checked for
 order, then REVERSE (which leaves the sequence-number tie-break alone), several keys, UID SORT,
 ESORT's MIN/MAX/COUNT/ALL in sort order (ALL never with a descending range), SAVE and "$",
 SORT with a search program, and bad input: unknown keys, missing parentheses, no criteria, a
-missing or unknown charset (NO [BADCHARSET]), RETURN options not offered, a 1 MB search string.
+missing or unknown charset (NO [BADCHARSET]), bad RETURN options, a 1 MB search string.
+(CONTEXT=SORT and ESORT's PARTIAL: test_imap_context_sort.py.)
 Last, SORT and UID SORT while another session's expunge is pending (RFC 5256 §3: EXPUNGE is
 held back during SORT, not during UID SORT)."""
 import imaplib
@@ -326,9 +327,9 @@ class SortTest(unittest.TestCase):
             ("(DATE)", "UTF-8"),
             ("(DATE)", "UTF-8", "BOGUS"),
             ("(DATE)", "UTF-8", "CHARSET", "UTF-8", "ALL"),
-            ("RETURN", "(PARTIAL 1:10)", "(DATE)", "UTF-8", "ALL"),
-            ("RETURN", "(UPDATE)", "(DATE)", "UTF-8", "ALL"),
-            ("RETURN", "(CONTEXT)", "(DATE)", "UTF-8", "ALL"),
+            ("RETURN", "(PARTIAL 1:10 ALL)", "(DATE)", "UTF-8", "ALL"),
+            ("RETURN", "(PARTIAL 0:10)", "(DATE)", "UTF-8", "ALL"),
+            ("RETURN", "(BOGUS)", "(DATE)", "UTF-8", "ALL"),
             ("RETURN", "(MIN", "(DATE)", "UTF-8", "ALL"),
             (),
         ]
