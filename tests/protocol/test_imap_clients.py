@@ -264,6 +264,53 @@ class MuttTest(ClientTestBase):
     def test_read_and_save_to_folder(self):
         self.move_with_mutt(tls=False)
 
+    def test_threaded_view(self):
+        """mutt's threaded view (sort = threads) of a folder with a three-deep thread, a
+        reply whose parent is missing, and an unrelated message. mutt 2.2 never sends THREAD
+        (it threads on the client from the References and In-Reply-To it FETCHes), so this
+        checks what the server gives it for that, through what the user sees."""
+        box = "mutt-threads"
+        m = self.imap()
+        self.fresh(m, box)
+
+        def threaded(subject, msgid, day, parents=()):
+            refs = "".join(f"References: {' '.join(parents)}\r\n" if parents else "")
+            irt = f"In-Reply-To: {parents[-1]}\r\n" if parents else ""
+            return (f"From: Bob <bob@example.com>\r\nTo: carol@example.com\r\n"
+                    f"Subject: {subject}\r\nMessage-ID: {msgid}\r\n{irt}{refs}"
+                    f"Date: {day} Jan 2025 10:00:00 +0000\r\n\r\nbody of {subject}\r\n"
+                    ).encode()
+
+        # Appended out of order, so that only the headers can give the tree.
+        for body in (threaded("Catering list", "<c@t>", 4, ("<p@t>", "<v@t>")),
+                     threaded("Unrelated note", "<u@t>", 1),
+                     threaded("Venue idea", "<v@t>", 3, ("<p@t>",)),
+                     threaded("Orphan reply", "<o@t>", 5, ("<gone@t>",)),
+                     threaded("Party plan", "<p@t>", 2)):
+            self.append(m, box, body)
+        rc = self.muttrc(tls=False)
+        with open(rc, "a") as f:
+            f.write(f'set spoolfile = "+{box}"\nset sort = threads\nset sort_aux = date\n'
+                    "set ascii_chars = yes\nset hide_thread_subject = no\n"
+                    "set strict_threads = yes\n")
+        t = Tmux(f"env TERM=xterm-256color mutt -n -F {rc}; echo MUTT-EXIT=$?; sleep 60")
+        self.addCleanup(t.close)
+        screen = t.wait_for("Orphan reply")
+        rows = [ln for ln in screen.splitlines()
+                if re.search(r"(Catering|Unrelated|Venue|Orphan|Party)", ln)]
+        subjects = [re.search(r"(Catering|Unrelated|Venue|Orphan|Party)", ln).group(1)
+                    for ln in rows]
+        # Roots by date; Venue under Party, Catering under Venue; the orphan is a root.
+        self.assertEqual(subjects, ["Unrelated", "Party", "Venue", "Catering", "Orphan"], screen)
+        depth = {s: ln.index(s) for s, ln in zip(subjects, rows)}
+        self.assertEqual(depth["Unrelated"], depth["Party"], screen)
+        self.assertEqual(depth["Orphan"], depth["Party"], screen)
+        self.assertGreater(depth["Venue"], depth["Party"], screen)
+        self.assertGreater(depth["Catering"], depth["Venue"], screen)
+        self.assertRegex(rows[2], r"`->\s*Venue idea")
+        t.keys("q")
+        t.wait_for("MUTT-EXIT=0")
+
     def test_read_and_save_to_folder_over_imaps(self):
         self.move_with_mutt(tls=True)
 
