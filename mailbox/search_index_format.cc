@@ -34,13 +34,6 @@ uint64_t get64(std::string_view s, size_t at) {
   for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(s[at + i])} << (8 * i);
   return v;
 }
-void putVarint(std::string& out, uint32_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 // CRC-32 of `a` then `b`, given the CRC of `a`.
 uint32_t crc32Combine(uint32_t crc_a, std::string_view b) {
@@ -318,6 +311,14 @@ Result<std::vector<uint32_t>> SegmentView::decodeImpl(const PostingList& list, i
     else if (mode == 0 || (v & 1) != 0) out.push_back(static_cast<uint32_t>(doc));
   }
   return out;
+}
+
+void putVarint(std::string& out, uint32_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
 }
 
 }  // namespace darius::mailbox

@@ -127,4 +127,8 @@ class SegmentView {
   uint64_t size_ = 0;
 };
 
+// Appends `v` as an unsigned LEB128 varint (the posting entries' encoding above); the segment
+// builder and the merge both write postings with it.
+void putVarint(std::string& out, uint32_t v);
+
 }  // namespace darius::mailbox

@@ -24,13 +24,6 @@ std::string pathIn(const std::string& dir, std::string_view name) {
   return dir + "/" + std::string(name);
 }
 
-void putVarint(std::string& out, uint32_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 // Writes `bytes` as the whole new index file: a temporary name, then a rename over the old
 // one (readers keep the inode they mapped). No fsync: the index is derived data, and a file

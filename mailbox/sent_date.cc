@@ -52,8 +52,15 @@ int yearOf(std::string_view token) {
   return y;
 }
 
-// Words of the value: comments dropped, split at white space, "," and "-".
-std::vector<std::string_view> tokens(std::string_view v) {
+std::optional<proto::CivilDate> make(int day, int month, int year) {
+  if (year < 0 || year > 9999 || month < 1 || day < 1) return std::nullopt;
+  if (day > proto::daysInMonth(year, month)) return std::nullopt;
+  return proto::CivilDate{year, month, day};
+}
+
+}  // namespace
+
+std::vector<std::string_view> dateWords(std::string_view v, bool split_at_dash) {
   std::vector<std::string_view> out;
   int comment = 0;
   size_t start = std::string_view::npos;
@@ -78,7 +85,8 @@ std::vector<std::string_view> tokens(std::string_view v) {
     if (c == '(') {
       flush(i);
       comment = 1;
-    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == '-') {
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' ||
+               (split_at_dash && c == '-')) {
       flush(i);
     } else if (start == std::string_view::npos) {
       start = i;
@@ -88,16 +96,8 @@ std::vector<std::string_view> tokens(std::string_view v) {
   return out;
 }
 
-std::optional<proto::CivilDate> make(int day, int month, int year) {
-  if (year < 0 || year > 9999 || month < 1 || day < 1) return std::nullopt;
-  if (day > proto::daysInMonth(year, month)) return std::nullopt;
-  return proto::CivilDate{year, month, day};
-}
-
-}  // namespace
-
 std::optional<proto::CivilDate> parseSentDate(std::string_view value) {
-  std::vector<std::string_view> t = tokens(value);
+  std::vector<std::string_view> t = dateWords(value, /*split_at_dash=*/true);
   for (size_t i = 0; i < t.size(); ++i) {
     int month = monthOf(t[i]);
     if (month == 0) continue;

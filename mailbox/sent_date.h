@@ -16,11 +16,17 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "lib/proto/imap_date.h"
 
 namespace darius::mailbox {
 
 std::optional<proto::CivilDate> parseSentDate(std::string_view value);
+
+// The words of a Date value as both parsers read it: comments (nested, with quoted pairs)
+// dropped, split at white space and ",", and at "-" when `split_at_dash` (the day parser's
+// "4-Jan-2024"; the time parser keeps "-0500" whole). At most 16 words: the rest is junk.
+std::vector<std::string_view> dateWords(std::string_view value, bool split_at_dash);
 
 }  // namespace darius::mailbox

@@ -10,44 +10,6 @@
 namespace darius::imapd::sort {
 namespace {
 
-constexpr size_t kMaxTokens = 16;  // a date has at most 7 words; the rest is junk
-
-// Words of the value: comments dropped, split at white space and ",".
-std::vector<std::string_view> words(std::string_view v) {
-  std::vector<std::string_view> out;
-  int comment = 0;
-  size_t start = std::string_view::npos;
-  auto flush = [&](size_t end) {
-    if (start != std::string_view::npos && out.size() < kMaxTokens) {
-      out.push_back(v.substr(start, end - start));
-    }
-    start = std::string_view::npos;
-  };
-  for (size_t i = 0; i < v.size(); ++i) {
-    char c = v[i];
-    if (comment > 0) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '(') {
-        if (comment < 32) ++comment;
-      } else if (c == ')') {
-        --comment;
-      }
-      continue;
-    }
-    if (c == '(') {
-      flush(i);
-      comment = 1;
-    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',') {
-      flush(i);
-    } else if (start == std::string_view::npos) {
-      start = i;
-    }
-  }
-  flush(v.size());
-  return out;
-}
-
 // One or two digits, or -1.
 int twoDigits(std::string_view s) {
   if (s.empty() || s.size() > 2) return -1;
@@ -120,7 +82,7 @@ std::optional<int> zoneOf(std::string_view w) {
 std::optional<int64_t> parseSentTime(std::string_view date_value) {
   std::optional<proto::CivilDate> day = mailbox::parseSentDate(date_value);
   if (!day) return std::nullopt;
-  std::vector<std::string_view> w = words(date_value);
+  std::vector<std::string_view> w = mailbox::dateWords(date_value, /*split_at_dash=*/false);
   int seconds = 0;
   int zone = 0;
   for (size_t i = 0; i < w.size(); ++i) {
