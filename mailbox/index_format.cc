@@ -151,6 +151,8 @@ std::string encodeIndexRecord(const IndexRecord& r) {
   return out;
 }
 
+uint32_t peekRecordUid(std::string_view in) { return get<uint32_t>(in, kRUid); }
+
 Result<IndexRecord> decodeIndexRecord(std::string_view in) {
   if (in.size() < kIndexRecordSize) return Status::corruption("index record truncated");
   if (crc32Of(in.substr(0, kRCrc)) != get<uint32_t>(in, kRCrc)) {

@@ -112,6 +112,9 @@ std::string encodeIndexRecord(const IndexRecord& r);
 // Decoding checks magic, version, sizes and the CRC; errors are kCorruption and say what.
 base::Result<IndexHeader> decodeIndexHeader(std::string_view bytes);
 base::Result<IndexRecord> decodeIndexRecord(std::string_view bytes);
+// The uid field of a record, unchecked (no CRC): for the probes of a binary search, whose
+// hit is then decoded with decodeIndexRecord. `bytes` holds at least kIndexRecordSize bytes.
+uint32_t peekRecordUid(std::string_view bytes);
 
 // Adds (sign +1) or removes (-1) a live record's contribution to the header's counts.
 void accountRecord(IndexHeader& h, const IndexRecord& r, int sign);

@@ -147,7 +147,8 @@ class Mailbox {
   // Records of the snapshot, expunged-in-place ones included (check IndexRecord::live()).
   size_t recordCount() const { return index_.num_records; }
   base::Result<IndexRecord> record(size_t i) const;
-  // Position of `uid` among the records, or -1 (binary search: UIDs ascend).
+  // Position of `uid` among the records, or -1 (binary search: UIDs ascend; the probes read
+  // the uid field alone, the record found is decoded and checked).
   base::Result<int64_t> findUid(uint32_t uid) const;
   base::Result<CacheEntry> cache(const IndexRecord& r) const;
   std::string messagePath(uint32_t uid) const;
@@ -248,7 +249,8 @@ class Mailbox {
   // Closes the index after a write is durable: an error is logged, not returned, since a
   // caller told "failed" would retry (and an append would be stored twice).
   void closeAfterCommit(io::WritableFile& index);
-  base::Result<std::string> recordBytes(size_t i) const;
+  // Record i's bytes in the mapped index (valid until the next refresh()).
+  base::Result<std::string_view> recordBytes(size_t i) const;
   // Appends a change record after a commit; a failure is logged, not returned: the change
   // itself is durable, and consumers of the log treat it as a hint, not as the truth.
   // `synced` false: the log record is written but left for the caller's SyncBarrier.
