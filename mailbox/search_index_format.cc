@@ -34,13 +34,6 @@ uint64_t get64(std::string_view s, size_t at) {
   for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(s[at + i])} << (8 * i);
   return v;
 }
-void putVarint(std::string& out, uint32_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 // CRC-32 of `a` then `b`, given the CRC of `a`.
 uint32_t crc32Combine(uint32_t crc_a, std::string_view b) {
@@ -58,6 +51,14 @@ Status corrupt(const std::string& what) {
 }
 
 }  // namespace
+
+void appendPostingVarint(std::string& out, uint32_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
 
 std::string encodeSearchHeader(uint32_t uidvalidity) {
   std::string out(kMagic);
@@ -158,8 +159,8 @@ std::string SegmentBuilder::finish(uint32_t first_uid, uint32_t last_uid) {
       prev_gram = gram;
       prev_doc = -1;
     }
-    putVarint(lists.back().bytes,
-              static_cast<uint32_t>(((doc - prev_doc) << 1) | static_cast<int64_t>(e & 1)));
+    appendPostingVarint(lists.back().bytes, static_cast<uint32_t>(((doc - prev_doc) << 1) |
+                                                                  static_cast<int64_t>(e & 1)));
     prev_doc = doc;
   }
   std::string out = encodeSegment(first_uid, last_uid, uids_, lists);
