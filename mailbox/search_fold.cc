@@ -102,7 +102,7 @@ std::string foldForSearch(std::string_view text) {
 TextMatcher::TextMatcher(std::string_view needle) : folded_(foldForSearch(needle)) {
   ascii_ = isAscii(folded_);
   // Horspool's shift table for the ASCII fast path; folded_ is lower case, the text is
-  // compared through lowerAsciiChar, so both cases of a letter get the same shift.
+  // compared through base::toLowerAsciiChar, so both cases of a letter get the same shift.
   const size_t m = folded_.size();
   shift_.fill(static_cast<uint32_t>(std::max<size_t>(m, 1)));
   for (size_t i = 0; i + 1 < m; ++i) {

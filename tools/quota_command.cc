@@ -49,7 +49,7 @@ std::string jsonRoot(const mailbox::QuotaRootInfo& q) {
   bool first = true;
   for (QuotaResource r : mailbox::kQuotaResources) {
     out += std::string(first ? "" : ", ") + "\"" + name(r) +
-           "\": {\"quotaUsageError\": " + std::to_string(mailbox::reportedUsage(q.usage, r)) +
+           "\": {\"usage\": " + std::to_string(mailbox::reportedUsage(q.usage, r)) +
            ", \"limit\": " + (q.limits[r] ? std::to_string(*q.limits[r]) : "null") + "}";
     first = false;
   }

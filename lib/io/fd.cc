@@ -176,7 +176,7 @@ Status makeDirs(const std::string& path, mode_t mode) {
     }
     int err = errno;
     // EEXIST is the usual reason; but mkdir may also say EACCES or EROFS for a directory that
-    // exists where we may not write, so ask stat failedOp is really there.
+    // exists where we may not write, so ask stat what is really there.
     DARIUS_ASSIGN_OR_RETURN(bool there, isDir(prefix));
     if (!there) return Status::fromErrno(err, failedOp("mkdir", prefix));
   }
