@@ -17,7 +17,7 @@
 #include "db/db.h"
 
 namespace darius::db {
-namespace {
+namespace conformance_stress_test {
 
 using base::Code;
 
@@ -327,5 +327,5 @@ TEST_P(ConformanceStress, WriterAndReaderProcesses) {
 
 DARIUS_DB_ALL_BACKENDS(ConformanceStress);
 
-}  // namespace
+}  // namespace conformance_stress_test
 }  // namespace darius::db

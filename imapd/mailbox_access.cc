@@ -12,8 +12,6 @@ using base::Status;
 
 namespace {
 
-bool utf8Names(const Session& session) { return session.isEnabled("UTF8=ACCEPT"); }
-
 // The namespace needs a user; a login that owns no mailboxes gets a stand-in that owns none.
 const mailbox::UserName& userOf(const Session& session) {
   static const mailbox::UserName kNobody{"anonymous", ""};
@@ -29,6 +27,8 @@ Result<std::string> utf8Of(const Session& session, std::string_view wire) {
 }
 
 }  // namespace
+
+bool utf8Names(const Session& session) { return session.isEnabled("UTF8=ACCEPT"); }
 
 Result<mailbox::MailboxName> internalName(const Session& session, std::string_view wire) {
   DARIUS_ASSIGN_OR_RETURN(std::string utf8, utf8Of(session, wire));

@@ -43,6 +43,10 @@ struct MailboxAccess {
 
 // The mailbox argument as sent (already an astring, INBOX normalised) -> internal name.
 // kInvalid (with the reason, for a NO or BAD), kTooBig, kPermission for another domain.
+// RFC 6855 §3: after ENABLE UTF8=ACCEPT, mailbox names go over the wire as UTF-8, not as
+// modified UTF-7.
+bool utf8Names(const Session& session);
+
 base::Result<mailbox::MailboxName> internalName(const Session& session, std::string_view wire);
 // Internal name -> the user's name in wire form, quoted or a literal ("INBOX.Sent",
 // "&ZeVnLIqe-"). kPermission when the user cannot see names there (another domain).

@@ -9,7 +9,7 @@
 #include "lib/net/tls.h"
 
 namespace darius::imapd {
-namespace {
+namespace session_auth_test {
 
 using namespace std::chrono_literals;
 using base::base64Decode;
@@ -188,5 +188,5 @@ TEST_F(AuthenticateTest, ScramSha256PlusWithWrongBindingFails) {
       "a NO [AUTHENTICATIONFAILED] Authentication failed");
 }
 
-}  // namespace
+}  // namespace session_auth_test
 }  // namespace darius::imapd

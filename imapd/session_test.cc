@@ -5,7 +5,7 @@
 #include "imapd/imap_test_server.h"
 
 namespace darius::imapd {
-namespace {
+namespace session_test {
 
 using namespace std::chrono_literals;
 using testing::ImapServerTest;
@@ -289,5 +289,5 @@ TEST_F(ImapServerTest, CommandsAreCounted) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace session_test
 }  // namespace darius::imapd

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "lib/base/ascii.h"
 #include "lib/base/byte_set.h"
 
 namespace darius::lmtpd {
@@ -16,12 +17,10 @@ constexpr base::ByteSet kChunkSpecials(std::string_view("\r\n\0", 3));
 // longer one is not an id any MTA would have generated; such messages are not suppressed.
 constexpr size_t kMaxMessageId = 998;
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
 bool equalsLower(std::string_view text, std::string_view lower_name) {
   if (text.size() != lower_name.size()) return false;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (lower(text[i]) != lower_name[i]) return false;
+    if (base::toLowerAsciiChar(text[i]) != lower_name[i]) return false;
   }
   return true;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "lib/base/ascii.h"
 #include "lib/base/result.h"
 #include "lmtpd/trace.h"
 
@@ -36,8 +37,6 @@ asio::awaitable<std::invoke_result_t<F&>> onDeliveryThread(asio::thread_pool* po
   co_return std::move(*out);
 }
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // The user a recipient is for: the local part up to a "+detail" (the subaddress, which the
 // store will use to pick a folder), tried first as "user@domain" — sites with per-domain
 // users — and then alone. A recipient without a domain (a bare local part, <Postmaster>) is
@@ -55,7 +54,8 @@ base::Result<std::string> resolveRecipient(auth::UserStore& users, const Mailbox
   std::string_view domain = m.domain.empty() ? default_domain : std::string_view(m.domain);
   if (!domain.empty() && domain.front() != '[') {
     std::string qualified = base + "@";
-    for (char c : domain) qualified.push_back(lower(c));  // domains are case-insensitive
+    for (char c : domain)
+      qualified.push_back(base::toLowerAsciiChar(c));  // domains are case-insensitive
     auto r = users.lookup(qualified);
     if (r.ok()) return qualified;
     if (!r.status().isNotFound()) return r.status();

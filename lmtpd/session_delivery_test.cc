@@ -7,7 +7,7 @@
 #include "lmtpd/session_test_util.h"
 
 namespace darius::lmtpd {
-namespace {
+namespace session_delivery_test {
 
 using test::Client;
 using test::LmtpTest;
@@ -301,5 +301,5 @@ TEST_F(LmtpDeliveryTest, DeliveriesAreCounted) {
       << m;
 }
 
-}  // namespace
+}  // namespace session_delivery_test
 }  // namespace darius::lmtpd

@@ -5,7 +5,7 @@
 #include "lmtpd/session_test_util.h"
 
 namespace darius::lmtpd {
-namespace {
+namespace session_test {
 
 using test::Client;
 using test::LmtpTest;
@@ -312,5 +312,5 @@ TEST_F(LmtpTest, CommandsAreCounted) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace session_test
 }  // namespace darius::lmtpd

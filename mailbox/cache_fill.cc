@@ -1,17 +1,17 @@
 #include "mailbox/cache_fill.h"
 
-#include "mailbox/html_text.h"
-
 #include <strings.h>
 
 #include <array>
 
+#include "lib/base/digits.h"
 #include "lib/base/utf8.h"
 #include "lib/mime/charset.h"
 #include "lib/mime/header.h"
 #include "lib/mime/message.h"
 #include "lib/mime/render.h"
 #include "lib/mime/rfc2047.h"
+#include "mailbox/html_text.h"
 
 namespace darius::mailbox {
 
@@ -28,21 +28,14 @@ bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-void put(std::string& out, uint64_t v, int bytes) {
+void putLittleEndian(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-uint64_t get(std::string_view in, size_t at, int bytes) {
+uint64_t getLittleEndian(std::string_view in, size_t at, int bytes) {
   uint64_t v = 0;
   for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + i])) << (8 * i);
   return v;
-}
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
 }
 
 std::string decodeQuotedPrintable(std::string_view in) {
@@ -52,8 +45,10 @@ std::string decodeQuotedPrintable(std::string_view in) {
     char c = in[i];
     if (c != '=') {
       out.push_back(c);
-    } else if (i + 2 < in.size() && hexValue(in[i + 1]) >= 0 && hexValue(in[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hexValue(in[i + 1]) * 16 + hexValue(in[i + 2])));
+    } else if (i + 2 < in.size() && base::hexDigitValue(in[i + 1]) >= 0 &&
+               base::hexDigitValue(in[i + 2]) >= 0) {
+      out.push_back(
+          static_cast<char>(base::hexDigitValue(in[i + 1]) * 16 + base::hexDigitValue(in[i + 2])));
       i += 2;
     } else if (in.substr(i + 1, 2) == "\r\n") {
       i += 2;  // soft line break
@@ -82,26 +77,26 @@ bool isUncachedHeaderField(std::string_view name) {
 std::string encodeSections(const std::vector<SectionRecord>& parts) {
   std::string out;
   out.reserve(4 + parts.size() * kSectionRecordSize);
-  put(out, parts.size(), 4);
+  putLittleEndian(out, parts.size(), 4);
   for (const SectionRecord& p : parts) {
-    put(out, p.header_offset, 8);
-    put(out, p.header_size, 8);
-    put(out, p.body_offset, 8);
-    put(out, p.body_size, 8);
-    put(out, p.body_lines, 8);
-    put(out, p.parent, 4);
-    put(out, p.first_child, 4);
-    put(out, p.next_sibling, 4);
-    put(out, p.kind, 1);
-    put(out, p.is_message ? 1 : 0, 1);
-    put(out, 0, 2);
+    putLittleEndian(out, p.header_offset, 8);
+    putLittleEndian(out, p.header_size, 8);
+    putLittleEndian(out, p.body_offset, 8);
+    putLittleEndian(out, p.body_size, 8);
+    putLittleEndian(out, p.body_lines, 8);
+    putLittleEndian(out, p.parent, 4);
+    putLittleEndian(out, p.first_child, 4);
+    putLittleEndian(out, p.next_sibling, 4);
+    putLittleEndian(out, p.kind, 1);
+    putLittleEndian(out, p.is_message ? 1 : 0, 1);
+    putLittleEndian(out, 0, 2);
   }
   return out;
 }
 
 Result<std::vector<SectionRecord>> decodeSections(std::string_view in) {
   if (in.size() < 4) return Status::corruption("section table truncated");
-  uint64_t n = get(in, 0, 4);
+  uint64_t n = getLittleEndian(in, 0, 4);
   if ((in.size() - 4) / kSectionRecordSize != n || (in.size() - 4) % kSectionRecordSize != 0) {
     return Status::corruption("section table size does not match its count");
   }
@@ -109,16 +104,16 @@ Result<std::vector<SectionRecord>> decodeSections(std::string_view in) {
   for (uint64_t i = 0; i < n; ++i) {
     size_t at = 4 + i * kSectionRecordSize;
     SectionRecord& p = parts[i];
-    p.header_offset = get(in, at, 8);
-    p.header_size = get(in, at + 8, 8);
-    p.body_offset = get(in, at + 16, 8);
-    p.body_size = get(in, at + 24, 8);
-    p.body_lines = get(in, at + 32, 8);
-    p.parent = static_cast<uint32_t>(get(in, at + 40, 4));
-    p.first_child = static_cast<uint32_t>(get(in, at + 44, 4));
-    p.next_sibling = static_cast<uint32_t>(get(in, at + 48, 4));
-    p.kind = static_cast<uint8_t>(get(in, at + 52, 1));
-    p.is_message = get(in, at + 53, 1) != 0;
+    p.header_offset = getLittleEndian(in, at, 8);
+    p.header_size = getLittleEndian(in, at + 8, 8);
+    p.body_offset = getLittleEndian(in, at + 16, 8);
+    p.body_size = getLittleEndian(in, at + 24, 8);
+    p.body_lines = getLittleEndian(in, at + 32, 8);
+    p.parent = static_cast<uint32_t>(getLittleEndian(in, at + 40, 4));
+    p.first_child = static_cast<uint32_t>(getLittleEndian(in, at + 44, 4));
+    p.next_sibling = static_cast<uint32_t>(getLittleEndian(in, at + 48, 4));
+    p.kind = static_cast<uint8_t>(getLittleEndian(in, at + 52, 1));
+    p.is_message = getLittleEndian(in, at + 53, 1) != 0;
     auto link_ok = [n](uint32_t l) { return l == UINT32_MAX || l < n; };
     if (p.kind > 2 || !link_ok(p.parent) || !link_ok(p.first_child) || !link_ok(p.next_sibling)) {
       return Status::corruption("section table entry " + std::to_string(i) + " is invalid");

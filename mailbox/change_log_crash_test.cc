@@ -19,7 +19,7 @@
 #include "mailbox/change_log_test_util.h"
 
 namespace darius::mailbox {
-namespace {
+namespace change_log_crash_test {
 
 using testing::ScratchDir;
 
@@ -214,5 +214,5 @@ TEST(ChangeLogCrashTest, FailedSyncLeavesAWholeLogBehind) {
   EXPECT_EQ(all.back().uids.at(0).uid, 3u);
 }
 
-}  // namespace
+}  // namespace change_log_crash_test
 }  // namespace darius::mailbox

@@ -12,7 +12,7 @@ using base::Result;
 using base::Status;
 
 // Header field offsets (docs/formats/changelog.md, "Segment header").
-constexpr size_t kHMajor = 8, kHMinor = 10, kHHeaderSize = 12, kHFirstSeq = 16;
+constexpr size_t kLogHMajor = 8, kLogHMinor = 10, kLogHHeaderSize = 12, kLogHFirstSeq = 16;
 // Body field offsets (docs/formats/changelog.md, "Records"), relative to the body.
 constexpr size_t kBSeq = 0, kBTime = 8, kBType = 16, kBIdLen = 18, kBId = 20;
 constexpr size_t kMaxString = 0xffff;
@@ -25,7 +25,7 @@ void putAt(std::string& out, size_t at, T v) {
 }
 
 template <typename T>
-void put(std::string& out, T v) {
+void appendLittleEndian(std::string& out, T v) {
   size_t at = out.size();
   out.resize(at + sizeof(T));
   putAt<T>(out, at, v);
@@ -59,7 +59,7 @@ uint32_t frameCrc(std::string_view frame_len_field, std::string_view body) {
 
 Status putString(std::string& out, std::string_view s, const char* what) {
   if (s.size() > kMaxString) return Status::tooBig(std::string(what) + " longer than 65535 bytes");
-  put<uint16_t>(out, static_cast<uint16_t>(s.size()));
+  appendLittleEndian<uint16_t>(out, static_cast<uint16_t>(s.size()));
   out.append(s);
   return Status::ok();
 }
@@ -112,10 +112,10 @@ Status encodePayload(const ChangeRecord& r, std::string& out) {
     case ChangeType::kExpunge:
     case ChangeType::kPurge:
       if (r.uids.size() > kMaxRecordBody / 12) return Status::tooBig("too many UIDs in one record");
-      put<uint32_t>(out, static_cast<uint32_t>(r.uids.size()));
+      appendLittleEndian<uint32_t>(out, static_cast<uint32_t>(r.uids.size()));
       for (const UidModseq& u : r.uids) {
-        put<uint32_t>(out, u.uid);
-        put<uint64_t>(out, u.modseq);
+        appendLittleEndian<uint32_t>(out, u.uid);
+        appendLittleEndian<uint64_t>(out, u.modseq);
       }
       return Status::ok();
     case ChangeType::kCreate:
@@ -130,10 +130,10 @@ Status encodePayload(const ChangeRecord& r, std::string& out) {
     case ChangeType::kQuota:
       DARIUS_RETURN_IF_ERROR(putString(out, r.quota_root, "quota root"));
       if (r.limits.size() > kMaxString) return Status::tooBig("too many quota resources");
-      put<uint16_t>(out, static_cast<uint16_t>(r.limits.size()));
+      appendLittleEndian<uint16_t>(out, static_cast<uint16_t>(r.limits.size()));
       for (const QuotaLimit& l : r.limits) {
         DARIUS_RETURN_IF_ERROR(putString(out, l.resource, "quota resource"));
-        put<int64_t>(out, l.limit);
+        appendLittleEndian<int64_t>(out, l.limit);
       }
       return Status::ok();
   }
@@ -215,10 +215,10 @@ bool isKnownChangeType(ChangeType type) {
 std::string encodeSegmentHeader(uint64_t first_seq, uint16_t minor) {
   std::string out(kSegmentHeaderSize, '\0');
   std::memcpy(out.data(), kChangeLogMagic.data(), kChangeLogMagic.size());
-  putAt<uint16_t>(out, kHMajor, kChangeLogMajor);
-  putAt<uint16_t>(out, kHMinor, minor);
-  putAt<uint32_t>(out, kHHeaderSize, kSegmentHeaderSize);
-  putAt<uint64_t>(out, kHFirstSeq, first_seq);
+  putAt<uint16_t>(out, kLogHMajor, kChangeLogMajor);
+  putAt<uint16_t>(out, kLogHMinor, minor);
+  putAt<uint32_t>(out, kLogHHeaderSize, kSegmentHeaderSize);
+  putAt<uint64_t>(out, kLogHFirstSeq, first_seq);
   // bytes 24..27 reserved (zero); the CRC is always the header's last four bytes.
   putAt<uint32_t>(out, kSegmentHeaderSize - 4,
                   crcOf(0, std::string_view(out).substr(0, kSegmentHeaderSize - 4)));
@@ -235,13 +235,13 @@ HeaderDecode decodeSegmentHeader(std::string_view in) {
   // Compare what is there of the magic first, so that garbage is "bad" even when short.
   size_t m = std::min(in.size(), kChangeLogMagic.size());
   if (in.substr(0, m) != kChangeLogMagic.substr(0, m)) return bad("bad magic");
-  if (in.size() < kHFirstSeq) {
+  if (in.size() < kLogHFirstSeq) {
     d.state = DecodeState::kIncomplete;
     return d;
   }
-  d.header.major = getAt<uint16_t>(in, kHMajor);
-  d.header.minor = getAt<uint16_t>(in, kHMinor);
-  d.header.header_size = getAt<uint32_t>(in, kHHeaderSize);
+  d.header.major = getAt<uint16_t>(in, kLogHMajor);
+  d.header.minor = getAt<uint16_t>(in, kLogHMinor);
+  d.header.header_size = getAt<uint32_t>(in, kLogHHeaderSize);
   if (d.header.major != kChangeLogMajor) {
     d.unsupported = true;
     return bad("major version " + std::to_string(d.header.major) + " is not supported");
@@ -255,7 +255,7 @@ HeaderDecode decodeSegmentHeader(std::string_view in) {
   }
   uint32_t hs = d.header.header_size;
   if (crcOf(0, in.substr(0, hs - 4)) != getAt<uint32_t>(in, hs - 4)) return bad("CRC mismatch");
-  d.header.first_seq = getAt<uint64_t>(in, kHFirstSeq);
+  d.header.first_seq = getAt<uint64_t>(in, kLogHFirstSeq);
   if (d.header.first_seq == 0) return bad("first sequence number 0");
   d.state = DecodeState::kValid;
   return d;

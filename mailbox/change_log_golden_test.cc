@@ -14,7 +14,7 @@
 #include "mailbox/change_log_test_util.h"
 
 namespace darius::mailbox {
-namespace {
+namespace change_log_golden_test {
 
 const char kSegment[] = "00000000000000000001.log";
 
@@ -99,5 +99,5 @@ TEST(ChangeLogGoldenTest, V11PurgeRecordIsStableAndReadable) {
   EXPECT_EQ(got[0].uids[1].modseq, 41u);
 }
 
-}  // namespace
+}  // namespace change_log_golden_test
 }  // namespace darius::mailbox

@@ -10,7 +10,7 @@ namespace {
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool isIdChar(char c) {
+bool isDeletedIdChar(char c) {
   return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
 }
 
@@ -74,7 +74,7 @@ std::optional<DeletedEntryName> parseDeletedEntryName(std::string_view entry) {
   std::string_view id = entry.substr(dash + 1);
   if (id.size() > 128) return std::nullopt;
   for (char c : id) {
-    if (!isIdChar(c)) return std::nullopt;
+    if (!isDeletedIdChar(c)) return std::nullopt;
   }
   out.unique_id = std::string(id);
   return out;

@@ -13,25 +13,27 @@ using base::Status;
 namespace {
 
 // Outside every owner key: printable names start with a domain byte or 'u'/'s', never 0xff.
-const std::string kFormatKey = "\xff" "format";
-constexpr std::string_view kFormatPrefix = "darius-expire-policy ";
-constexpr std::string_view kFormatValue = "darius-expire-policy 1";
+const std::string kPolicyFormatKey =
+    "\xff"
+    "format";
+constexpr std::string_view kPolicyFormatPrefix = "darius-expire-policy ";
+constexpr std::string_view kPolicyFormatValue = "darius-expire-policy 1";
 constexpr std::string_view kRecordVersion = "1";
 constexpr uint64_t kMaxValue = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
-Status checkFormat(std::string_view value) {
-  if (value == kFormatValue) return Status::ok();
-  if (value.starts_with(kFormatPrefix)) {
+Status checkPolicyFormat(std::string_view value) {
+  if (value == kPolicyFormatValue) return Status::ok();
+  if (value.starts_with(kPolicyFormatPrefix)) {
     return Status::notSupported("expire policy db format '" + printableBytes(value) +
-                                "' (this build reads '" + std::string(kFormatValue) + "')");
+                                "' (this build reads '" + std::string(kPolicyFormatValue) + "')");
   }
   return Status::corruption("expire policy db format record is damaged: " +
                             printableBytes(value));
 }
 
-Status ensureFormat(db::Database& db) {
-  auto v = db.get(kFormatKey);
-  if (v.ok()) return checkFormat(*v);
+Status ensurePolicyFormat(db::Database& db) {
+  auto v = db.get(kPolicyFormatKey);
+  if (v.ok()) return checkPolicyFormat(*v);
   if (!v.status().isNotFound()) return v.status();
   bool any = false;
   DARIUS_RETURN_IF_ERROR(db.scan(db::Range::all(), [&](std::string_view, std::string_view) {
@@ -44,10 +46,10 @@ Status ensureFormat(db::Database& db) {
   }
   auto txn = db.begin();
   if (!txn.ok()) return txn.status().code() == Code::kPermission ? Status::ok() : txn.status();
-  auto again = (*txn)->get(kFormatKey);  // another process may have been first
-  if (again.ok()) return checkFormat(*again);
+  auto again = (*txn)->get(kPolicyFormatKey);  // another process may have been first
+  if (again.ok()) return checkPolicyFormat(*again);
   if (!again.status().isNotFound()) return again.status();
-  DARIUS_RETURN_IF_ERROR((*txn)->put(kFormatKey, kFormatValue));
+  DARIUS_RETURN_IF_ERROR((*txn)->put(kPolicyFormatKey, kPolicyFormatValue));
   return (*txn)->commit();
 }
 
@@ -67,8 +69,8 @@ Status bad(std::string_view key, const std::string& why) {
   return Status::corruption("expire policy record " + printableBytes(key) + ": " + why);
 }
 
-Result<std::pair<MailboxName, ExpireOverrides>> decodeRecord(std::string_view key,
-                                                             std::string_view value) {
+Result<std::pair<MailboxName, ExpireOverrides>> decodePolicyRecord(std::string_view key,
+                                                                   std::string_view value) {
   auto n = MailboxName::parse(key);
   if (!n.ok()) return bad(key, "not a mailbox name");
   DARIUS_ASSIGN_OR_RETURN(ExpireOverrides o, decodeExpireOverrides(value, key));
@@ -78,16 +80,16 @@ Result<std::pair<MailboxName, ExpireOverrides>> decodeRecord(std::string_view ke
 template <typename Source>
 Status scanAll(Source& source, const ExpireOverridesFn& fn) {
   Status failure;
-  DARIUS_RETURN_IF_ERROR(source.scan(db::Range::all(), [&](std::string_view key,
-                                                           std::string_view value) {
-    if (key == kFormatKey) return true;
-    auto record = decodeRecord(key, value);
-    if (!record.ok()) {
-      failure = record.status();
-      return false;
-    }
-    return fn(record->first, record->second);
-  }));
+  DARIUS_RETURN_IF_ERROR(
+      source.scan(db::Range::all(), [&](std::string_view key, std::string_view value) {
+        if (key == kPolicyFormatKey) return true;
+        auto record = decodePolicyRecord(key, value);
+        if (!record.ok()) {
+          failure = record.status();
+          return false;
+        }
+        return fn(record->first, record->second);
+      }));
   return failure;
 }
 
@@ -191,7 +193,7 @@ Result<std::unique_ptr<ExpirePolicyDb>> ExpirePolicyDb::open(const std::string& 
                                                              db::Backend backend,
                                                              const db::OpenOptions& options) {
   DARIUS_ASSIGN_OR_RETURN(auto db, db::Database::open(path, backend, options));
-  DARIUS_RETURN_IF_ERROR(ensureFormat(*db));
+  DARIUS_RETURN_IF_ERROR(ensurePolicyFormat(*db));
   return std::unique_ptr<ExpirePolicyDb>(new ExpirePolicyDb(std::move(db)));
 }
 

@@ -9,7 +9,7 @@
 #include "mailbox/store.h"
 
 namespace darius::mailbox {
-namespace {
+namespace expire_policy_db_test {
 
 MailboxName name(std::string_view text) {
   auto n = MailboxName::parse(text);
@@ -193,5 +193,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, ExpirePolicyDbTest,
                                            db::Backend::kFlat),
                          [](const auto& info) { return std::string(db::backendName(info.param)); });
 
-}  // namespace
+}  // namespace expire_policy_db_test
 }  // namespace darius::mailbox

@@ -15,7 +15,7 @@
 #include "mailbox/expire_policy_db.h"
 
 namespace darius::mailbox {
-namespace {
+namespace expire_policy_golden_test {
 
 std::string goldenPath(const std::string& file) {
   const char* src = std::getenv("DARIUS_SOURCE_DIR");
@@ -111,5 +111,5 @@ TEST(ExpirePolicyGolden, EveryBackendReadsTheGoldenOverrides) {
   }
 }
 
-}  // namespace
+}  // namespace expire_policy_golden_test
 }  // namespace darius::mailbox

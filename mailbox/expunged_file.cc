@@ -14,11 +14,11 @@ using base::Status;
 
 namespace {
 
-uint16_t get16(std::string_view v, size_t at) {
+uint16_t loadLe16(std::string_view v, size_t at) {
   return static_cast<uint16_t>(static_cast<uint8_t>(v[at]) | static_cast<uint8_t>(v[at + 1]) << 8);
 }
 
-uint32_t get32(std::string_view v, size_t at) {
+uint32_t loadLe32(std::string_view v, size_t at) {
   uint32_t u = 0;
   for (size_t i = 0; i < 4; ++i) u |= uint32_t{static_cast<uint8_t>(v[at + i])} << (8 * i);
   return u;
@@ -43,9 +43,9 @@ Result<ExpungedIndex> parseExpungedIndex(std::string_view v) {
     return Status::corruption("not an expunged index (bad magic at offset 0)");
   }
   ExpungedIndex out;
-  uint16_t major = get16(v, 8);
-  out.minor = get16(v, 10);
-  if (major != kExpungedMajor || get32(v, 12) != kIndexRecordSize) {
+  uint16_t major = loadLe16(v, 8);
+  out.minor = loadLe16(v, 10);
+  if (major != kExpungedMajor || loadLe32(v, 12) != kIndexRecordSize) {
     return Status::corruption("expunged index version " + std::to_string(major) + "." +
                               std::to_string(out.minor) + " is not supported (offset 8)");
   }
@@ -90,7 +90,7 @@ std::string cacheRecordAt(std::string_view cache, uint64_t offset, std::string_v
   if (offset < kCacheHeaderSize || offset >= cache.size()) return {};  // no sum: it could wrap
   std::string_view at = cache.substr(offset);
   if (!decodeCacheRecordOf(at, guid).ok()) return {};
-  uint32_t len = get32(at, 0);
+  uint32_t len = loadLe32(at, 0);
   return std::string(at.substr(0, kCacheRecordOverhead + uint64_t{len}));
 }
 

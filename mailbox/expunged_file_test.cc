@@ -22,7 +22,7 @@
 #include "mailbox/message_stage.h"
 
 namespace darius::mailbox {
-namespace {
+namespace expunged_file_test {
 
 using base::Code;
 using base::Status;
@@ -576,5 +576,5 @@ INSTANTIATE_TEST_SUITE_P(
                       CrashMode{Start::kV11TornTail, true}),
     crashModeName);
 
-}  // namespace
+}  // namespace expunged_file_test
 }  // namespace darius::mailbox

@@ -15,7 +15,7 @@
 #include "mailbox/message_stage.h"
 
 namespace darius::mailbox {
-namespace {
+namespace index_format_test {
 
 IndexHeader sampleHeader() {
   IndexHeader h;
@@ -356,5 +356,5 @@ TEST(IndexFormat, PurgedModseqAndExpungedAtRoundTrip) {
   EXPECT_EQ(v1h->purged_modseq, 0u);
 }
 
-}  // namespace
+}  // namespace index_format_test
 }  // namespace darius::mailbox

@@ -18,7 +18,7 @@
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_crash_test {
 
 struct Live {
   uint32_t uid;
@@ -236,5 +236,5 @@ INSTANTIATE_TEST_SUITE_P(Torn, MailboxCrashTest,
                            return m.torn ? "DeferredStageSyncTorn" : "DeferredStageSync";
                          });
 
-}  // namespace
+}  // namespace mailbox_crash_test
 }  // namespace darius::mailbox

@@ -16,16 +16,17 @@ using base::Status;
 
 // The format record: outside every mailbox key range (keys of mailboxes start with a domain
 // byte [0-9a-z] or with 0x00).
-const std::string kFormatKey = "\xff" "format";
-constexpr std::string_view kFormatPrefix = "darius-mailbox-list ";
-constexpr std::string_view kFormatValue = "darius-mailbox-list 1";
+const std::string kListFormatKey =
+    "\xff"
+    "format";
+constexpr std::string_view kListFormatPrefix = "darius-mailbox-list ";
+constexpr std::string_view kListFormatValue = "darius-mailbox-list 1";
 
 constexpr uint8_t kMajor = 1;
 constexpr uint8_t kMinor = 0;
 constexpr size_t kFixedSize = 18;  // major, minor, flags, uidvalidity, created_modseq
 
-
-bool isIdChar(char ch) {
+bool isMailboxIdChar(char ch) {
   return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
          ch == '_' || ch == '-';
 }
@@ -35,7 +36,7 @@ Status checkToken(std::string_view what, std::string_view s, size_t max) {
     return Status::invalid(std::string(what) + " must be 1-" + std::to_string(max) + " bytes");
   }
   for (char ch : s) {
-    if (!isIdChar(ch)) {
+    if (!isMailboxIdChar(ch)) {
       return Status::invalid(std::string(what) + " holds a byte outside [0-9A-Za-z_-]: " +
                              printableBytes(s));
     }
@@ -60,11 +61,11 @@ Status checkText(std::string_view what, std::string_view s, size_t max, bool all
   return Status::ok();
 }
 
-void putU32(std::string& out, uint32_t v) {
+void putU32BigEndian(std::string& out, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((v >> shift) & 0xff);
 }
 
-void putU64(std::string& out, uint64_t v) {
+void putU64BigEndian(std::string& out, uint64_t v) {
   for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((v >> shift) & 0xff);
 }
 
@@ -75,10 +76,10 @@ uint64_t getBE(std::string_view s, size_t at, size_t n) {
 }
 
 Status checkFormatValue(std::string_view value) {
-  if (value == kFormatValue) return Status::ok();
-  if (value.starts_with(kFormatPrefix)) {
+  if (value == kListFormatValue) return Status::ok();
+  if (value.starts_with(kListFormatPrefix)) {
     return Status::notSupported("mailbox list format '" + printableBytes(value) +
-                                "' (this build reads '" + std::string(kFormatValue) + "')");
+                                "' (this build reads '" + std::string(kListFormatValue) + "')");
   }
   return Status::corruption("mailbox list format record is damaged: " + printableBytes(value));
 }
@@ -93,8 +94,8 @@ bool anyRecord(db::Database& db, Status* status) {
 }
 
 // Checks the format record, writing it into an empty database (skipped when read-only).
-Status ensureFormat(db::Database& db) {
-  auto v = db.get(kFormatKey);
+Status ensureListFormat(db::Database& db) {
+  auto v = db.get(kListFormatKey);
   if (v.ok()) return checkFormatValue(*v);
   if (!v.status().isNotFound()) return v.status();
   Status s;
@@ -104,10 +105,10 @@ Status ensureFormat(db::Database& db) {
   DARIUS_RETURN_IF_ERROR(s);
   auto txn = db.begin();
   if (!txn.ok()) return txn.status().code() == Code::kPermission ? Status::ok() : txn.status();
-  auto again = (*txn)->get(kFormatKey);  // another process may have been first
+  auto again = (*txn)->get(kListFormatKey);  // another process may have been first
   if (again.ok()) return checkFormatValue(*again);
   if (!again.status().isNotFound()) return again.status();
-  DARIUS_RETURN_IF_ERROR((*txn)->put(kFormatKey, kFormatValue));
+  DARIUS_RETURN_IF_ERROR((*txn)->put(kListFormatKey, kListFormatValue));
   return (*txn)->commit();
 }
 
@@ -186,12 +187,12 @@ Result<std::string> encodeMailboxEntry(const MailboxEntry& e) {
   std::string out;
   out += static_cast<char>(kMajor);
   out += static_cast<char>(kMinor);
-  putU32(out, e.flags);
-  putU32(out, e.uidvalidity);
-  putU64(out, e.created_modseq);
+  putU32BigEndian(out, e.flags);
+  putU32BigEndian(out, e.uidvalidity);
+  putU64BigEndian(out, e.created_modseq);
   for (const std::string* s : {&e.unique_id, &e.partition, &e.acl, &e.quota_root,
                                &e.special_use}) {
-    putU32(out, static_cast<uint32_t>(s->size()));
+    putU32BigEndian(out, static_cast<uint32_t>(s->size()));
     out += *s;
   }
   return out;
@@ -265,7 +266,7 @@ Result<std::unique_ptr<MailboxList>> MailboxList::attach(std::unique_ptr<db::Dat
   if (options.max_name_length > kMaxMailboxNameLength) {
     options.max_name_length = kMaxMailboxNameLength;
   }
-  DARIUS_RETURN_IF_ERROR(ensureFormat(*db));
+  DARIUS_RETURN_IF_ERROR(ensureListFormat(*db));
   return std::unique_ptr<MailboxList>(new MailboxList(std::move(db), options));
 }
 
@@ -288,7 +289,7 @@ Status MailboxList::forEachInDomain(std::string_view domain, const MailboxListFn
 Status MailboxList::forEach(const MailboxListFn& fn, std::vector<DamagedRecord>* damaged) {
   // The whole key space but the format record: a stray key anywhere is reported as damage.
   return scanMailboxes(*db_, db::Range::all(), fn, damaged,
-                       [](std::string_view key) { return key != kFormatKey; });
+                       [](std::string_view key) { return key != kListFormatKey; });
 }
 
 Status MailboxList::insert(const MailboxName& name, const MailboxEntry& entry) {
@@ -368,7 +369,7 @@ Status MailboxList::Transaction::remove(const MailboxName& name) {
 }
 
 Status MailboxList::Transaction::removeKey(std::string_view key) {
-  if (key == kFormatKey) return Status::invalid("the format record is not a mailbox");
+  if (key == kListFormatKey) return Status::invalid("the format record is not a mailbox");
   return txn_->remove(key);
 }
 

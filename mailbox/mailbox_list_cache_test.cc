@@ -12,7 +12,7 @@
 #include "mailbox/acl.h"
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_list_cache_test {
 
 using db::Backend;
 using std::string_literals::operator""s;
@@ -226,5 +226,5 @@ TEST_P(MailboxListCacheTest, DamagedRecordsAreKeptApartNotFatal) {
 using db::paramName;
 DARIUS_DB_ALL_BACKENDS(MailboxListCacheTest);
 
-}  // namespace
+}  // namespace mailbox_list_cache_test
 }  // namespace darius::mailbox

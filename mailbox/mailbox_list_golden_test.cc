@@ -17,7 +17,7 @@
 #include "mailbox/mailbox_list.h"
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_list_golden_test {
 
 std::string goldenPath() {
   const char* src = std::getenv("DARIUS_SOURCE_DIR");
@@ -133,5 +133,5 @@ TEST(MailboxListGolden, EveryBackendReadsTheGoldenFile) {
   }
 }
 
-}  // namespace
+}  // namespace mailbox_list_golden_test
 }  // namespace darius::mailbox

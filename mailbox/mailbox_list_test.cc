@@ -10,7 +10,7 @@
 #include "lib/config/config.h"
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_list_test {
 
 using base::Code;
 using db::Backend;
@@ -405,5 +405,5 @@ TEST(MailboxEntryFormat, RandomDamageNeverCrashes) {
   }
 }
 
-}  // namespace
+}  // namespace mailbox_list_test
 }  // namespace darius::mailbox

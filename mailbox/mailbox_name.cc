@@ -1,10 +1,9 @@
 #include "mailbox/mailbox_name.h"
 
-#include <strings.h>
-
 #include <utility>
 
 #include "db/dump.h"
+#include "lib/base/ascii.h"
 #include "lib/base/utf8.h"
 
 namespace darius::mailbox {
@@ -17,10 +16,6 @@ constexpr std::string_view kUserWord = "user";
 constexpr std::string_view kSharedWord = "shared";
 constexpr char kKindPersonal = 'u';
 constexpr char kKindShared = 's';
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 // The character rules shared by owners and components (see the header).
 Status validatePart(std::string_view part, std::string_view what) {
@@ -48,7 +43,7 @@ Status validatePart(std::string_view part, std::string_view what) {
 }
 
 Status validateFirstComponent(MailboxKind kind, std::string_view first) {
-  if (equalsIgnoreCase(first, "INBOX")) {
+  if (base::equalsIgnoreCaseAscii(first, "INBOX")) {
     return Status::invalid("a top-level folder may not be named INBOX");
   }
   if (kind == MailboxKind::kPersonal && (first == "Other Users" || first == "Shared Folders")) {
@@ -57,7 +52,8 @@ Status validateFirstComponent(MailboxKind kind, std::string_view first) {
   if (kind == MailboxKind::kShared && first == kUserWord) {
     return Status::invalid("a shared mailbox may not be named 'user' (namespace prefix)");
   }
-  if (equalsIgnoreCase(first, kExpungedArea) || equalsIgnoreCase(first, kDeletedArea)) {
+  if (base::equalsIgnoreCaseAscii(first, kExpungedArea) ||
+      base::equalsIgnoreCaseAscii(first, kDeletedArea)) {
     return Status::invalid("'" + std::string(first) +
                            "' is reserved for expunged messages and deleted folders");
   }

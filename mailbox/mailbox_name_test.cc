@@ -6,7 +6,7 @@
 #include <random>
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_name_test {
 
 using base::Code;
 using std::string_literals::operator""s;
@@ -264,5 +264,5 @@ TEST(MailboxName, DamagedKeysAreCorruptionNeverACrash) {
   }
 }
 
-}  // namespace
+}  // namespace mailbox_name_test
 }  // namespace darius::mailbox

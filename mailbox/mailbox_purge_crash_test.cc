@@ -47,7 +47,7 @@
 #include "mailbox/reconstruct.h"
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_purge_crash_test {
 
 using base::Result;
 using base::Status;
@@ -688,5 +688,5 @@ INSTANTIATE_TEST_SUITE_P(PurgeCrash, PurgeCrashWindowTest, ::testing::Bool(), []
   return std::string(info.param ? "Reconstruct" : "OpenOnly");
 });
 
-}  // namespace
+}  // namespace mailbox_purge_crash_test
 }  // namespace darius::mailbox

@@ -10,7 +10,7 @@
 #include "mailbox/reconstruct.h"
 
 namespace darius::mailbox {
-namespace {
+namespace mailbox_test {
 
 using base::Code;
 
@@ -420,5 +420,5 @@ TEST_F(MailboxTest, ReconstructAfterLosingIndexAndCacheKeepsUidsAndFiles) {
   EXPECT_EQ((*third)->index().uidnext, 7u);
 }
 
-}  // namespace
+}  // namespace mailbox_test
 }  // namespace darius::mailbox

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "lib/base/ascii.h"
 #include "lib/base/utf8.h"
 #include "lib/config/config.h"
 
@@ -13,11 +14,7 @@ namespace {
 using base::Result;
 using base::Status;
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-std::string lowerAscii(std::string_view s) {
+std::string lowerAsciiCopy(std::string_view s) {
   std::string out(s);
   for (char& ch : out) {
     if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
@@ -40,7 +37,7 @@ NamespaceOptions NamespaceOptions::fromConfig(const config::Config& config) {
 std::string UserName::userId() const { return domain.empty() ? local : local + "@" + domain; }
 
 Result<Namespace> Namespace::create(NamespaceOptions options) {
-  options.default_domain = lowerAscii(options.default_domain);
+  options.default_domain = lowerAsciiCopy(options.default_domain);
   Status s = validateDomain(options.default_domain);
   if (!s.isOk()) return s.withContext("defaultdomain");
   if (options.max_name_length == 0 || options.max_name_length > kMaxMailboxNameLength) {
@@ -61,7 +58,7 @@ Result<UserName> Namespace::parseUser(std::string_view login) const {
     size_t at = login.rfind('@');
     user.local = std::string(login.substr(0, at));
     if (at != std::string_view::npos) {
-      user.domain = lowerAscii(login.substr(at + 1));
+      user.domain = lowerAsciiCopy(login.substr(at + 1));
       if (user.domain.empty()) return Status::invalid("empty domain in user name");
       if (user.domain == options_.default_domain) user.domain.clear();
     }
@@ -133,7 +130,7 @@ Result<MailboxName> Namespace::toInternal(std::string_view external,
   const bool alt = options_.alt_namespace;
   enum class Route { kOwn, kOther, kShared } route;
   size_t skip = 1;  // leading external levels that are namespace prefix, not name
-  if (equalsIgnoreCase(first, kInbox)) {
+  if (base::equalsIgnoreCaseAscii(first, kInbox)) {
     if (alt && parts.size() > 1) {
       return Status::invalid("folders below INBOX do not exist in the alternate namespace");
     }

@@ -11,22 +11,24 @@ using base::Status;
 namespace {
 
 // Outside every root key: printable names start with a domain byte or 'u'/'s', never 0xff.
-const std::string kFormatKey = "\xff" "format";
-constexpr std::string_view kFormatPrefix = "darius-quota ";
-constexpr std::string_view kFormatValue = "darius-quota 1";
+const std::string kQuotaFormatKey =
+    "\xff"
+    "format";
+constexpr std::string_view kQuotaFormatPrefix = "darius-quota ";
+constexpr std::string_view kQuotaFormatValue = "darius-quota 1";
 
-Status checkFormat(std::string_view value) {
-  if (value == kFormatValue) return Status::ok();
-  if (value.starts_with(kFormatPrefix)) {
+Status checkQuotaFormat(std::string_view value) {
+  if (value == kQuotaFormatValue) return Status::ok();
+  if (value.starts_with(kQuotaFormatPrefix)) {
     return Status::notSupported("quota db format '" + printableBytes(value) +
-                                "' (this build reads '" + std::string(kFormatValue) + "')");
+                                "' (this build reads '" + std::string(kQuotaFormatValue) + "')");
   }
   return Status::corruption("quota db format record is damaged: " + printableBytes(value));
 }
 
-Status ensureFormat(db::Database& db) {
-  auto v = db.get(kFormatKey);
-  if (v.ok()) return checkFormat(*v);
+Status ensureQuotaFormat(db::Database& db) {
+  auto v = db.get(kQuotaFormatKey);
+  if (v.ok()) return checkQuotaFormat(*v);
   if (!v.status().isNotFound()) return v.status();
   bool any = false;
   DARIUS_RETURN_IF_ERROR(db.scan(db::Range::all(), [&](std::string_view, std::string_view) {
@@ -36,16 +38,16 @@ Status ensureFormat(db::Database& db) {
   if (any) return Status::corruption("quota db " + db.path() + " has records but no format record");
   auto txn = db.begin();
   if (!txn.ok()) return txn.status().code() == Code::kPermission ? Status::ok() : txn.status();
-  auto again = (*txn)->get(kFormatKey);  // another process may have been first
-  if (again.ok()) return checkFormat(*again);
+  auto again = (*txn)->get(kQuotaFormatKey);  // another process may have been first
+  if (again.ok()) return checkQuotaFormat(*again);
   if (!again.status().isNotFound()) return again.status();
-  DARIUS_RETURN_IF_ERROR((*txn)->put(kFormatKey, kFormatValue));
+  DARIUS_RETURN_IF_ERROR((*txn)->put(kQuotaFormatKey, kQuotaFormatValue));
   return (*txn)->commit();
 }
 
 // One record of a scan: the key must be a root's printable name.
-Result<std::pair<MailboxName, QuotaLimits>> decodeRecord(std::string_view key,
-                                                         std::string_view value) {
+Result<std::pair<MailboxName, QuotaLimits>> decodeQuotaRecord(std::string_view key,
+                                                              std::string_view value) {
   auto n = MailboxName::parse(key);
   if (!n.ok()) {
     return Status::corruption("quota record " + printableBytes(key) + ": not a mailbox name");
@@ -58,8 +60,8 @@ template <typename Source>
 Status scanRange(Source& source, const db::Range& range, const QuotaRootFn& fn) {
   Status failure;
   DARIUS_RETURN_IF_ERROR(source.scan(range, [&](std::string_view key, std::string_view value) {
-    if (key == kFormatKey) return true;
-    auto record = decodeRecord(key, value);
+    if (key == kQuotaFormatKey) return true;
+    auto record = decodeQuotaRecord(key, value);
     if (!record.ok()) {
       failure = record.status();
       return false;
@@ -74,7 +76,7 @@ Status scanRange(Source& source, const db::Range& range, const QuotaRootFn& fn) 
 Result<std::unique_ptr<QuotaDb>> QuotaDb::open(const std::string& path, db::Backend backend,
                                                const db::OpenOptions& options) {
   DARIUS_ASSIGN_OR_RETURN(auto db, db::Database::open(path, backend, options));
-  DARIUS_RETURN_IF_ERROR(ensureFormat(*db));
+  DARIUS_RETURN_IF_ERROR(ensureQuotaFormat(*db));
   return std::unique_ptr<QuotaDb>(new QuotaDb(std::move(db)));
 }
 

@@ -8,7 +8,7 @@
 #include "mailbox/index_format.h"
 
 namespace darius::mailbox {
-namespace {
+namespace quota_format_test {
 
 QuotaUsage usage(uint64_t bytes, uint64_t messages, uint64_t mailboxes) {
   QuotaUsage u;
@@ -186,5 +186,5 @@ TEST(QuotaFormat, UsageRecordRefusesDamage) {
   EXPECT_EQ(code(long_name), base::Code::kCorruption);
 }
 
-}  // namespace
+}  // namespace quota_format_test
 }  // namespace darius::mailbox

@@ -17,7 +17,7 @@
 #include "mailbox/quota_format.h"
 
 namespace darius::mailbox {
-namespace {
+namespace quota_golden_test {
 
 std::string goldenPath(const std::string& file) {
   const char* src = std::getenv("DARIUS_SOURCE_DIR");
@@ -139,5 +139,5 @@ TEST(QuotaGolden, UsageRecordBytes) {
   EXPECT_EQ(*decoded, goldenUsage());
 }
 
-}  // namespace
+}  // namespace quota_golden_test
 }  // namespace darius::mailbox

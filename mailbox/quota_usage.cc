@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <ctime>
 
+#include "lib/base/digits.h"
 #include "lib/io/fd.h"
 #include "mailbox/mailbox_name.h"
 #include "mailbox/message_stage.h"
@@ -18,13 +19,6 @@ using base::Status;
 
 namespace {
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // "6f1c...-....": 32 hex digits and four dashes.
 std::optional<BootId> parseBootId(std::string_view text) {
   BootId id{};
@@ -32,7 +26,7 @@ std::optional<BootId> parseBootId(std::string_view text) {
   int high = -1;
   for (char c : text) {
     if (c == '-' || c == '\n') continue;
-    int v = hexValue(c);
+    int v = base::hexDigitValue(c);
     if (v < 0 || n >= id.size()) return std::nullopt;
     if (high < 0) {
       high = v;

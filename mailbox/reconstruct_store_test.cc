@@ -14,7 +14,7 @@
 #include "mailbox/header_file.h"
 
 namespace darius::mailbox {
-namespace {
+namespace reconstruct_store_test {
 
 MailboxName name(std::string_view text) {
   auto n = MailboxName::parse(text);
@@ -468,5 +468,5 @@ TEST_F(ReconstructStoreTest, EntriesOfAnEmptyPartitionAreLeftAlone) {
   EXPECT_TRUE(store_->list().lookup(name("user/carol")).ok());
 }
 
-}  // namespace
+}  // namespace reconstruct_store_test
 }  // namespace darius::mailbox

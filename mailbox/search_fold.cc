@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "lib/base/ascii.h"
 #include "lib/base/utf8.h"
 #include "lib/mime/charset.h"
 #include "lib/mime/rfc2047.h"
@@ -23,8 +24,6 @@ const icu::Normalizer2* casefolder() {
   }();
   return n;
 }
-
-char lowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
 bool isAscii(std::string_view s) {
   // Eight bytes at a time: this runs over every byte of every body searched.
@@ -45,7 +44,7 @@ void appendFolded(std::string_view chunk, std::string& out) {
   if (isAscii(chunk)) {
     size_t at = out.size();
     out.append(chunk);
-    for (size_t i = at; i < out.size(); ++i) out[i] = lowerAscii(out[i]);
+    for (size_t i = at; i < out.size(); ++i) out[i] = base::toLowerAsciiChar(out[i]);
     return;
   }
   std::string clean;
@@ -66,7 +65,7 @@ void appendFolded(std::string_view chunk, std::string& out) {
   // Without ICU's data (never in a correct installation): ASCII case-insensitivity at least.
   size_t at = out.size();
   out.append(chunk);
-  for (size_t i = at; i < out.size(); ++i) out[i] = lowerAscii(out[i]);
+  for (size_t i = at; i < out.size(); ++i) out[i] = base::toLowerAsciiChar(out[i]);
 }
 
 // The end of the chunk that starts at `pos`: at most kFoldChunk bytes, cut before a
@@ -103,7 +102,7 @@ std::string foldForSearch(std::string_view text) {
 TextMatcher::TextMatcher(std::string_view needle) : folded_(foldForSearch(needle)) {
   ascii_ = isAscii(folded_);
   // Horspool's shift table for the ASCII fast path; folded_ is lower case, the text is
-  // compared through lowerAscii, so both cases of a letter get the same shift.
+  // compared through base::toLowerAsciiChar, so both cases of a letter get the same shift.
   const size_t m = folded_.size();
   shift_.fill(static_cast<uint32_t>(std::max<size_t>(m, 1)));
   for (size_t i = 0; i + 1 < m; ++i) {
@@ -119,7 +118,7 @@ bool TextMatcher::asciiFind(std::string_view h) const {
   if (h.size() < m) return false;
   for (size_t i = 0; i + m <= h.size();) {
     size_t j = m - 1;
-    while (lowerAscii(h[i + j]) == folded_[j]) {
+    while (base::toLowerAsciiChar(h[i + j]) == folded_[j]) {
       if (j == 0) return true;
       --j;
     }

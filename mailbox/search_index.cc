@@ -17,10 +17,6 @@ using base::Code;
 using base::Result;
 using base::Status;
 
-std::string pathIn(const std::string& dir, std::string_view name) {
-  return dir + "/" + std::string(name);
-}
-
 // Sorted intersection of `a` and `b` into `a`.
 void intersect(std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
   std::vector<uint32_t> out;
@@ -45,7 +41,7 @@ bool SearchFilter::mayMatch(uint32_t uid) const {
 
 std::unique_ptr<SearchIndex> SearchIndex::open(const std::string& dir, uint32_t uidvalidity) {
   std::unique_ptr<SearchIndex> index(new SearchIndex());
-  auto fd = io::openFile(pathIn(dir, kSearchIndexFileName), O_RDONLY);
+  auto fd = io::openFile(searchIndexFilePath(dir, kSearchIndexFileName), O_RDONLY);
   if (!fd.ok()) {
     // Missing is the normal state of a mailbox never indexed; anything else is damage.
     index->stats_.damaged = fd.status().code() != Code::kNotFound;

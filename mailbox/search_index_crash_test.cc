@@ -25,7 +25,7 @@
 #include "mailbox/search_text.h"
 
 namespace darius::mailbox {
-namespace {
+namespace search_index_crash_test {
 
 constexpr uint32_t kSeed = 20261127;
 
@@ -273,5 +273,5 @@ TEST_F(SearchIndexCrash, TornAndOverwrittenFilesNeverRuleOutAMatch) {
   }
 }
 
-}  // namespace
+}  // namespace search_index_crash_test
 }  // namespace darius::mailbox

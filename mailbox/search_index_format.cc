@@ -52,6 +52,14 @@ Status corrupt(const std::string& what) {
 
 }  // namespace
 
+void appendPostingVarint(std::string& out, uint32_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
 std::string encodeSearchHeader(uint32_t uidvalidity) {
   std::string out(kMagic);
   out.push_back(static_cast<char>(kSearchIndexMajor & 0xFF));
@@ -151,8 +159,8 @@ std::string SegmentBuilder::finish(uint32_t first_uid, uint32_t last_uid) {
       prev_gram = gram;
       prev_doc = -1;
     }
-    putVarint(lists.back().bytes,
-              static_cast<uint32_t>(((doc - prev_doc) << 1) | static_cast<int64_t>(e & 1)));
+    appendPostingVarint(lists.back().bytes, static_cast<uint32_t>(((doc - prev_doc) << 1) |
+                                                                  static_cast<int64_t>(e & 1)));
     prev_doc = doc;
   }
   std::string out = encodeSegment(first_uid, last_uid, uids_, lists);
@@ -311,14 +319,6 @@ Result<std::vector<uint32_t>> SegmentView::decodeImpl(const PostingList& list, i
     else if (mode == 0 || (v & 1) != 0) out.push_back(static_cast<uint32_t>(doc));
   }
   return out;
-}
-
-void putVarint(std::string& out, uint32_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
 }
 
 }  // namespace darius::mailbox

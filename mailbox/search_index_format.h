@@ -51,10 +51,20 @@ inline constexpr uint16_t kSearchIndexMinor = 0;
 inline constexpr size_t kGramEntrySize = 12;
 inline constexpr size_t kGramBlock = 256;  // gram entries per fence
 
+// The path of one of the index's files (kSearchIndexFileName, kSearchIndexLockName, ...) in
+// the mailbox directory `dir`.
+inline std::string searchIndexFilePath(const std::string& dir, std::string_view name) {
+  return dir + "/" + std::string(name);
+}
+
 std::string encodeSearchHeader(uint32_t uidvalidity);
 // The UIDVALIDITY the file was built for; kCorruption for a bad magic or CRC, kNotSupported
 // for another major version.
 base::Result<uint32_t> decodeSearchHeader(std::string_view bytes);
+
+// Appends one LEB128 varint of a postings list ((d << 1 | body), see the top of this file):
+// the builder here and the in-place update of search_index_update.cc write lists alike.
+void appendPostingVarint(std::string& out, uint32_t v);
 
 // One gram's encoded postings, for encodeSegment().
 struct GramList {
@@ -126,9 +136,5 @@ class SegmentView {
   size_t doc_count_ = 0, gram_count_ = 0, fence_count_ = 0;
   uint64_t size_ = 0;
 };
-
-// Appends `v` as an unsigned LEB128 varint (the posting entries' encoding above); the segment
-// builder and the merge both write postings with it.
-void putVarint(std::string& out, uint32_t v);
 
 }  // namespace darius::mailbox

@@ -21,7 +21,7 @@
 #include "mailbox/search_index_format.h"
 
 namespace darius::mailbox {
-namespace {
+namespace search_index_golden_test {
 
 constexpr uint32_t kUidvalidity = 1790000001;
 
@@ -158,5 +158,5 @@ TEST(SearchIndexGolden, DamagedTailKeepsTheSegmentsBeforeIt) {
   EXPECT_TRUE(foreign->filter("zebra", false).passesAll());
 }
 
-}  // namespace
+}  // namespace search_index_golden_test
 }  // namespace darius::mailbox

@@ -18,7 +18,7 @@
 #include "mailbox/search_text.h"
 
 namespace darius::mailbox {
-namespace {
+namespace search_index_test {
 
 const char* kWords[] = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
                         "hotel", "india", "juliett", "kilo", "lima", "straße", "Ünïcode",
@@ -236,5 +236,5 @@ TEST(SearchIndexFormat, HostileSegmentsAreCorruptionNotACrash) {
   EXPECT_FALSE(ok->decode(out_of_range, false).ok());  // document 3 of 2
 }
 
-}  // namespace
+}  // namespace search_index_test
 }  // namespace darius::mailbox

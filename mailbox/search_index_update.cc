@@ -20,20 +20,15 @@ using base::Code;
 using base::Result;
 using base::Status;
 
-std::string pathIn(const std::string& dir, std::string_view name) {
-  return dir + "/" + std::string(name);
-}
-
-
 // Writes `bytes` as the whole new index file: a temporary name, then a rename over the old
 // one (readers keep the inode they mapped). No fsync: the index is derived data, and a file
 // that a power cut leaves empty or torn fails its header or CRC checks and is rebuilt.
 Status replaceFile(const std::string& dir, std::string_view bytes) {
-  std::string tmp = pathIn(dir, std::string(kSearchIndexFileName) + ".tmp");
+  std::string tmp = searchIndexFilePath(dir, std::string(kSearchIndexFileName) + ".tmp");
   DARIUS_ASSIGN_OR_RETURN(io::UniqueFd fd, io::openFile(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0640));
   DARIUS_RETURN_IF_ERROR(io::writeAll(fd.get(), bytes));
   fd.reset();
-  if (::rename(tmp.c_str(), pathIn(dir, kSearchIndexFileName).c_str()) != 0) {
+  if (::rename(tmp.c_str(), searchIndexFilePath(dir, kSearchIndexFileName).c_str()) != 0) {
     return Status::fromErrno(errno, "rename " + tmp);
   }
   return Status::ok();
@@ -75,7 +70,7 @@ Result<std::string> mergeSegments(const std::vector<const SegmentView*>& segs,
       for (uint32_t e : entries) {
         int64_t doc = renumber[s][e >> 1];
         if (doc < 0) continue;
-        putVarint(list.bytes, static_cast<uint32_t>(((doc - prev) << 1) | (e & 1)));
+        appendPostingVarint(list.bytes, static_cast<uint32_t>(((doc - prev) << 1) | (e & 1)));
         prev = doc;
       }
     }
@@ -120,7 +115,7 @@ Result<SearchUpdate> updateSearchIndex(const Mailbox& mailbox, const SearchUpdat
   const std::string& dir = mailbox.dir();
   const uint32_t uidvalidity = mailbox.index().uidvalidity;
   DARIUS_ASSIGN_OR_RETURN(io::FileLock lock,
-                          io::FileLock::acquire(pathIn(dir, kSearchIndexLockName),
+                          io::FileLock::acquire(searchIndexFilePath(dir, kSearchIndexLockName),
                                                 io::LockMode::kExclusive, opt.wait));
   SearchUpdate result;
   std::unique_ptr<SearchIndex> index = SearchIndex::open(dir, uidvalidity);
@@ -135,8 +130,9 @@ Result<SearchUpdate> updateSearchIndex(const Mailbox& mailbox, const SearchUpdat
   }
   DARIUS_ASSIGN_OR_RETURN(Work work, pendingWork(mailbox, index->lastUid()));
   if (work.last_uid > index->lastUid()) {
-    DARIUS_ASSIGN_OR_RETURN(io::UniqueFd out,
-                            io::openFile(pathIn(dir, kSearchIndexFileName), O_WRONLY | O_APPEND));
+    DARIUS_ASSIGN_OR_RETURN(
+        io::UniqueFd out,
+        io::openFile(searchIndexFilePath(dir, kSearchIndexFileName), O_WRONLY | O_APPEND));
     SegmentBuilder builder;
     uint32_t first = index->lastUid() + 1;
     size_t done = 0;
@@ -193,7 +189,7 @@ Result<SearchUpdate> updateSearchIndex(const Mailbox& mailbox, const SearchUpdat
 
 Status removeSearchIndex(const std::string& dir) {
   for (std::string_view name : {kSearchIndexFileName}) {
-    std::string p = pathIn(dir, name);
+    std::string p = searchIndexFilePath(dir, name);
     if (::unlink(p.c_str()) != 0 && errno != ENOENT) return Status::fromErrno(errno, "unlink " + p);
   }
   return Status::ok();
@@ -205,7 +201,7 @@ namespace darius::mailbox {
 
 Status discardSearchIndex(const std::string& dir) {
   DARIUS_ASSIGN_OR_RETURN(io::FileLock lock,
-                          io::FileLock::acquire(pathIn(dir, kSearchIndexLockName),
+                          io::FileLock::acquire(searchIndexFilePath(dir, kSearchIndexLockName),
                                                 io::LockMode::kExclusive, false));
   return removeSearchIndex(dir);
 }

@@ -9,10 +9,12 @@ using base::Status;
 
 namespace {
 
-constexpr std::string_view kFormatKey = "\x01" "format";
-constexpr std::string_view kFormatValue = "darius-seen 1";
+constexpr std::string_view kSeenFormatKey =
+    "\x01"
+    "format";
+constexpr std::string_view kSeenFormatValue = "darius-seen 1";
 
-Status checkUser(std::string_view user) {
+Status checkSeenUser(std::string_view user) {
   if (user.empty() || user.find('\0') != std::string_view::npos || user[0] == '\x01') {
     return Status::invalid("seen state: bad user id");
   }
@@ -26,12 +28,11 @@ Status checkMailboxId(std::string_view id) {
   return Status::ok();
 }
 
-std::string userPrefix(std::string_view user) {
+std::string seenUserPrefix(std::string_view user) {
   std::string k(user);
   k += '\0';
   return k;
 }
-
 
 Result<SeenState> decodeAt(std::string_view user, std::string_view mailbox_id,
                            std::string_view value, const SeenLimits& limits) {
@@ -46,15 +47,15 @@ Result<SeenState> decodeAt(std::string_view user, std::string_view mailbox_id,
 }  // namespace
 
 std::string seenKey(std::string_view user, std::string_view mailbox_id) {
-  return userPrefix(user) + std::string(mailbox_id);
+  return seenUserPrefix(user) + std::string(mailbox_id);
 }
 
 Result<std::unique_ptr<SeenDb>> SeenDb::open(const std::string& path, db::Backend backend,
                                              const db::OpenOptions& options, SeenLimits limits) {
   DARIUS_ASSIGN_OR_RETURN(auto db, db::Database::open(path, backend, options));
-  auto format = db->get(kFormatKey);
+  auto format = db->get(kSeenFormatKey);
   if (format.ok()) {
-    if (*format != kFormatValue) {
+    if (*format != kSeenFormatValue) {
       if (format->starts_with("darius-seen ")) {
         return Status::notSupported(path + ": seen format '" + *format + "' is newer");
       }
@@ -63,9 +64,9 @@ Result<std::unique_ptr<SeenDb>> SeenDb::open(const std::string& path, db::Backen
   } else if (format.status().isNotFound() && !options.read_only) {
     // Checked again inside the transaction: two processes opening at once agree.
     DARIUS_ASSIGN_OR_RETURN(auto txn, db->begin());
-    auto again = txn->get(kFormatKey);
+    auto again = txn->get(kSeenFormatKey);
     if (again.status().isNotFound()) {
-      DARIUS_RETURN_IF_ERROR(txn->put(kFormatKey, kFormatValue));
+      DARIUS_RETURN_IF_ERROR(txn->put(kSeenFormatKey, kSeenFormatValue));
       DARIUS_RETURN_IF_ERROR(txn->commit());
     } else if (!again.ok()) {
       return again.status();
@@ -77,7 +78,7 @@ Result<std::unique_ptr<SeenDb>> SeenDb::open(const std::string& path, db::Backen
 }
 
 Result<SeenState> SeenDb::get(std::string_view user, std::string_view mailbox_id) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSeenUser(user));
   DARIUS_RETURN_IF_ERROR(checkMailboxId(mailbox_id));
   auto v = db_->get(seenKey(user, mailbox_id));
   if (v.status().isNotFound()) return SeenState();
@@ -88,7 +89,7 @@ Result<SeenState> SeenDb::get(std::string_view user, std::string_view mailbox_id
 Result<SeenUpdate> SeenDb::update(Mailbox& mailbox, std::string_view user,
                                   std::span<const uint32_t> uids, bool seen,
                                   const SeenUpdateOptions& options) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSeenUser(user));
   SeenUpdate out;
   // The records as read under the lock (before the view is applied), by request.
   std::vector<IndexRecord> raw(uids.size());
@@ -165,10 +166,10 @@ Result<SeenUpdate> SeenDb::update(Mailbox& mailbox, std::string_view user,
 }
 
 Status SeenDb::removeUser(std::string_view user) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSeenUser(user));
   DARIUS_ASSIGN_OR_RETURN(auto txn, db_->begin());
   std::vector<std::string> keys;
-  DARIUS_RETURN_IF_ERROR(txn->scan(db::Range::prefix(userPrefix(user)),
+  DARIUS_RETURN_IF_ERROR(txn->scan(db::Range::prefix(seenUserPrefix(user)),
                                    [&](std::string_view key, std::string_view) {
                                      keys.emplace_back(key);
                                      return true;

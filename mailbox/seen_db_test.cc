@@ -13,7 +13,7 @@
 #include "mailbox/message_stage.h"
 
 namespace darius::mailbox {
-namespace {
+namespace seen_db_test {
 
 using base::Code;
 using Outcome = FlagResult::Outcome;
@@ -344,5 +344,5 @@ TEST(SeenDbCrashTest, PowerCutAfterEveryOperation) {
   }
 }
 
-}  // namespace
+}  // namespace seen_db_test
 }  // namespace darius::mailbox

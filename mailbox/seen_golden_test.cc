@@ -15,7 +15,7 @@
 #include "mailbox/seen_db.h"
 
 namespace darius::mailbox {
-namespace {
+namespace seen_golden_test {
 
 std::string goldenPath() {
   const char* src = std::getenv("DARIUS_SOURCE_DIR");
@@ -116,5 +116,5 @@ TEST(SeenGolden, EveryBackendReadsTheGoldenFile) {
   }
 }
 
-}  // namespace
+}  // namespace seen_golden_test
 }  // namespace darius::mailbox

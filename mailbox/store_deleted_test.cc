@@ -16,7 +16,7 @@
 #include "mailbox/store_internal.h"
 
 namespace darius::mailbox {
-namespace {
+namespace store_deleted_test {
 
 constexpr int64_t kDay = 86400;
 
@@ -336,5 +336,5 @@ TEST_F(StoreDeletedTest, ImmediateModeLeavesNothingAndACutRemovalIsFinishedByExp
   EXPECT_EQ(usage()[QuotaResource::kMessage], 0u);
 }
 
-}  // namespace
+}  // namespace store_deleted_test
 }  // namespace darius::mailbox

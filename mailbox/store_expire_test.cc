@@ -19,7 +19,7 @@
 #include "mailbox/store_internal.h"
 
 namespace darius::mailbox {
-namespace {
+namespace store_expire_test {
 
 constexpr int64_t kDay = 86400;
 constexpr int64_t kT0 = 1'800'000'000;
@@ -623,5 +623,5 @@ TEST_F(StoreExpireTest, ReconstructReplacesADamagedExpungedIndex) {
   EXPECT_TRUE(aside);
 }
 
-}  // namespace
+}  // namespace store_expire_test
 }  // namespace darius::mailbox

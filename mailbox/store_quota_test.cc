@@ -13,7 +13,7 @@
 #include "mailbox/store.h"
 
 namespace darius::mailbox {
-namespace {
+namespace store_quota_test {
 
 MailboxName personal(std::string owner, std::vector<std::string> c = {}) {
   auto n = MailboxName::personal("", std::move(owner), std::move(c));
@@ -299,5 +299,5 @@ TEST_F(StoreQuotaTest, PendingOrForeignBootRecordsAreRecountedAndRecalcFixes) {
   EXPECT_TRUE(again->empty());
 }
 
-}  // namespace
+}  // namespace store_quota_test
 }  // namespace darius::mailbox

@@ -18,7 +18,7 @@
 #include "mailbox/store_internal.h"
 
 namespace darius::mailbox {
-namespace {
+namespace store_test {
 
 MailboxName personal(std::string owner, std::vector<std::string> c = {}) {
   auto n = MailboxName::personal("", std::move(owner), std::move(c));
@@ -627,5 +627,5 @@ TEST(PartitionConfig, ParsesAndRefuses) {
   EXPECT_FALSE(parsePartitions({"a:"}, "/d").ok());
 }
 
-}  // namespace
+}  // namespace store_test
 }  // namespace darius::mailbox

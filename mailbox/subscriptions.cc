@@ -7,19 +7,21 @@ using base::Status;
 
 namespace {
 
-constexpr std::string_view kFormatKey = "\x01" "format";
+constexpr std::string_view kSubscriptionsFormatKey =
+    "\x01"
+    "format";
 
-std::string userPrefix(std::string_view user) {
+std::string subscriptionsUserPrefix(std::string_view user) {
   std::string k(user);
   k += '\0';
   return k;
 }
 
 std::string keyOf(std::string_view user, const MailboxName& name) {
-  return userPrefix(user) + name.toString();
+  return subscriptionsUserPrefix(user) + name.toString();
 }
 
-Status checkUser(std::string_view user) {
+Status checkSubscriptionsUser(std::string_view user) {
   if (user.empty() || user.find('\0') != std::string_view::npos || user[0] == '\x01') {
     return Status::invalid("subscriptions: bad user id");
   }
@@ -32,14 +34,14 @@ Result<std::unique_ptr<Subscriptions>> Subscriptions::open(const std::string& pa
                                                            db::Backend backend,
                                                            const db::OpenOptions& options) {
   DARIUS_ASSIGN_OR_RETURN(auto db, db::Database::open(path, backend, options));
-  auto format = db->get(kFormatKey);
+  auto format = db->get(kSubscriptionsFormatKey);
   if (format.ok()) {
     if (*format != "1") {
       return Status::notSupported(path + ": subscriptions format " + *format + " is newer");
     }
   } else if (format.status().code() == base::Code::kNotFound && !options.read_only) {
     DARIUS_ASSIGN_OR_RETURN(auto txn, db->begin());
-    DARIUS_RETURN_IF_ERROR(txn->put(kFormatKey, "1"));
+    DARIUS_RETURN_IF_ERROR(txn->put(kSubscriptionsFormatKey, "1"));
     DARIUS_RETURN_IF_ERROR(txn->commit());
   } else if (format.status().code() != base::Code::kNotFound) {
     return format.status();
@@ -48,14 +50,14 @@ Result<std::unique_ptr<Subscriptions>> Subscriptions::open(const std::string& pa
 }
 
 Status Subscriptions::subscribe(std::string_view user, const MailboxName& name) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSubscriptionsUser(user));
   DARIUS_ASSIGN_OR_RETURN(auto txn, db_->begin());
   DARIUS_RETURN_IF_ERROR(txn->put(keyOf(user, name), ""));
   return txn->commit();
 }
 
 Status Subscriptions::unsubscribe(std::string_view user, const MailboxName& name) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSubscriptionsUser(user));
   DARIUS_ASSIGN_OR_RETURN(auto txn, db_->begin());
   Status s = txn->remove(keyOf(user, name));
   if (!s.isOk() && s.code() != base::Code::kNotFound) return s;
@@ -63,9 +65,9 @@ Status Subscriptions::unsubscribe(std::string_view user, const MailboxName& name
 }
 
 Result<std::vector<MailboxName>> Subscriptions::list(std::string_view user) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSubscriptionsUser(user));
   std::vector<MailboxName> out;
-  std::string prefix = userPrefix(user);
+  std::string prefix = subscriptionsUserPrefix(user);
   DARIUS_RETURN_IF_ERROR(db_->scan(db::Range::prefix(prefix),
                                    [&](std::string_view key, std::string_view) {
                                      auto n = MailboxName::parse(key.substr(prefix.size()));
@@ -76,7 +78,7 @@ Result<std::vector<MailboxName>> Subscriptions::list(std::string_view user) {
 }
 
 Result<bool> Subscriptions::isSubscribed(std::string_view user, const MailboxName& name) {
-  DARIUS_RETURN_IF_ERROR(checkUser(user));
+  DARIUS_RETURN_IF_ERROR(checkSubscriptionsUser(user));
   auto v = db_->get(keyOf(user, name));
   if (v.ok()) return true;
   if (v.status().code() == base::Code::kNotFound) return false;

@@ -16,7 +16,7 @@ using mailbox::MailboxName;
 
 namespace {
 
-int usage(const std::string& what, const Status& why) {
+int aclUsageError(const std::string& what, const Status& why) {
   std::fprintf(stderr, "darius: acl %s: %s\n", what.c_str(), why.message().c_str());
   return kExitUsage;
 }
@@ -48,7 +48,7 @@ int runAclCommand(const std::string& config_path, const AclCommand& cmd) {
     return kExitConfig;
   }
   auto name = MailboxName::parse(cmd.mailbox);
-  if (!name.ok()) return usage(cmd.action, name.status());
+  if (!name.ok()) return aclUsageError(cmd.action, name.status());
   auto ns = mailbox::Namespace::fromConfig(*config);
   if (!ns.ok()) return reportFailure("acl: namespace options", ns.status());
 
@@ -61,11 +61,11 @@ int runAclCommand(const std::string& config_path, const AclCommand& cmd) {
       if (id.status().code() == base::Code::kPermission) {
         return reportFailure("acl " + cmd.action + " " + cmd.identifier, id.status());
       }
-      return usage(cmd.action, id.status());
+      return aclUsageError(cmd.action, id.status());
     }
     if (cmd.action == "set") {
       auto parsed = mailbox::parseRightsChange(cmd.rights);
-      if (!parsed.ok()) return usage(cmd.action, parsed.status());
+      if (!parsed.ok()) return aclUsageError(cmd.action, parsed.status());
       change = *parsed;
       Status allowed = mailbox::checkGrant(*id, change);
       if (!allowed.isOk()) return reportFailure("acl set " + cmd.identifier, allowed);

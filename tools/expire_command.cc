@@ -17,7 +17,7 @@ using mailbox::MailboxName;
 
 namespace {
 
-int usage(const std::string& what, const std::string& why) {
+int expireUsageError(const std::string& what, const std::string& why) {
   std::fprintf(stderr, "darius: %s: %s\n", what.c_str(), why.c_str());
   return kExitUsage;
 }
@@ -73,13 +73,14 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
     std::fprintf(stderr, "darius: %s\n", config.status().message().c_str());
     return kExitConfig;
   }
-  if (cmd.all == !cmd.user.empty()) return usage("expire", "give exactly one of --user U and --all");
+  if (cmd.all == !cmd.user.empty())
+    return expireUsageError("expire", "give exactly one of --user U and --all");
   mailbox::ExpireOptions o;
   o.policy = mailbox::ExpirePolicy::fromConfig(*config);
   o.now = static_cast<int64_t>(::time(nullptr));
   if (!cmd.at.empty()) {
     auto t = parseCliTime(cmd.at);
-    if (!t) return usage("expire", "--at: '" + cmd.at + "' is not a time");
+    if (!t) return expireUsageError("expire", "--at: '" + cmd.at + "' is not a time");
     o.now = *t;
   }
   o.dry_run = cmd.dry_run;
@@ -89,9 +90,9 @@ int runExpireCommand(const std::string& config_path, const ExpireCommand& cmd) {
     auto ns = mailbox::Namespace::fromConfig(*config);
     if (!ns.ok()) return reportFailure("expire", ns.status());
     auto user = ns->parseUser(cmd.user);
-    if (!user.ok()) return usage("expire", user.status().message());
+    if (!user.ok()) return expireUsageError("expire", user.status().message());
     auto inbox = ns->inboxOf(*user);
-    if (!inbox.ok()) return usage("expire", inbox.status().message());
+    if (!inbox.ok()) return expireUsageError("expire", inbox.status().message());
     scope = *inbox;
   }
   auto opened = mailbox::Store::open(*config);
@@ -233,7 +234,7 @@ int runExpirePolicyCommand(const std::string& config_path, const ExpirePolicyCom
   std::optional<MailboxName> owner;
   if (cmd.action != "show" || !cmd.user.empty() || !cmd.mailbox.empty()) {
     auto o = policyOwner(*config, cmd);
-    if (!o.ok()) return usage(what, o.status().message());
+    if (!o.ok()) return expireUsageError(what, o.status().message());
     owner = *o;
   }
   // Parse every value before touching anything: a bad one changes nothing.
@@ -252,17 +253,18 @@ int runExpirePolicyCommand(const std::string& config_path, const ExpirePolicyCom
     }
     if (f.is_timeout) {
       auto d = config::parseDuration(text);
-      if (!d.ok()) return usage(what, std::string(f.name) + ": " + d.status().message());
+      if (!d.ok()) return expireUsageError(what, std::string(f.name) + ": " + d.status().message());
       *mailbox::overrideTimeout(given, i) =
           std::chrono::duration_cast<std::chrono::seconds>(*d).count();
     } else {
       auto n = config::parseSize(text);
-      if (!n.ok()) return usage(what, std::string(f.name) + ": " + n.status().message());
+      if (!n.ok()) return expireUsageError(what, std::string(f.name) + ": " + n.status().message());
       *mailbox::overrideSize(given, i) = *n;
     }
   }
-  if (cmd.action == "set" && !any) return usage(what, "give at least one setting to change");
-  if (cmd.action != "set" && any) return usage(what, "settings are given only to set");
+  if (cmd.action == "set" && !any)
+    return expireUsageError(what, "give at least one setting to change");
+  if (cmd.action != "set" && any) return expireUsageError(what, "settings are given only to set");
 
   auto opened = mailbox::Store::open(*config);
   if (!opened.ok()) return reportFailure(what + ": cannot open the store", opened.status());
@@ -328,16 +330,17 @@ int runUnexpungeCommand(const std::string& config_path, const UnexpungeCommand& 
     return kExitConfig;
   }
   int picks = (cmd.uids.empty() ? 0 : 1) + (cmd.since.empty() ? 0 : 1) + (cmd.all ? 1 : 0);
-  if (picks != 1) return usage("unexpunge", "give exactly one of --uid, --since and --all");
+  if (picks != 1)
+    return expireUsageError("unexpunge", "give exactly one of --uid, --since and --all");
   std::optional<int64_t> since;
   if (!cmd.since.empty()) {
     since = parseCliTime(cmd.since);
-    if (!since) return usage("unexpunge", "--since: '" + cmd.since + "' is not a time");
+    if (!since) return expireUsageError("unexpunge", "--since: '" + cmd.since + "' is not a time");
   }
   auto from_name = MailboxName::parse(cmd.mailbox);
-  if (!from_name.ok()) return usage("unexpunge", from_name.status().message());
+  if (!from_name.ok()) return expireUsageError("unexpunge", from_name.status().message());
   auto to_name = MailboxName::parse(cmd.into.empty() ? cmd.mailbox : cmd.into);
-  if (!to_name.ok()) return usage("unexpunge", to_name.status().message());
+  if (!to_name.ok()) return expireUsageError("unexpunge", to_name.status().message());
 
   auto opened = mailbox::Store::open(*config);
   if (!opened.ok()) return reportFailure("unexpunge: cannot open the store", opened.status());

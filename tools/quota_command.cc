@@ -15,7 +15,7 @@ using mailbox::QuotaResource;
 
 namespace {
 
-int usage(const std::string& what, const std::string& why) {
+int quotaUsageError(const std::string& what, const std::string& why) {
   std::fprintf(stderr, "darius: quota %s: %s\n", what.c_str(), why.c_str());
   return kExitUsage;
 }
@@ -48,9 +48,9 @@ std::string jsonRoot(const mailbox::QuotaRootInfo& q) {
   std::string out = "{\"root\": " + jsonString(q.root.toString()) + ", \"resources\": {";
   bool first = true;
   for (QuotaResource r : mailbox::kQuotaResources) {
-    out += std::string(first ? "" : ", ") + "\"" + name(r) + "\": {\"usage\": " +
-           std::to_string(mailbox::reportedUsage(q.usage, r)) + ", \"limit\": " +
-           (q.limits[r] ? std::to_string(*q.limits[r]) : "null") + "}";
+    out += std::string(first ? "" : ", ") + "\"" + name(r) +
+           "\": {\"usage\": " + std::to_string(mailbox::reportedUsage(q.usage, r)) +
+           ", \"limit\": " + (q.limits[r] ? std::to_string(*q.limits[r]) : "null") + "}";
     first = false;
   }
   return out + "}}";
@@ -103,15 +103,15 @@ int runQuotaCommand(const std::string& config_path, const QuotaCommand& cmd) {
   std::optional<MailboxName> root;
   if (cmd.action == "get" || cmd.action == "set") {
     auto r = MailboxName::parse(cmd.root);
-    if (!r.ok()) return usage(cmd.action, r.status().message());
+    if (!r.ok()) return quotaUsageError(cmd.action, r.status().message());
     root = *r;
   }
   if (cmd.action == "recalc" && cmd.all == !cmd.user.empty()) {
-    return usage("recalc", "give exactly one of --user U and --all");
+    return quotaUsageError("recalc", "give exactly one of --user U and --all");
   }
   mailbox::QuotaLimits probe;
   for (const std::string& l : cmd.limits) {
-    if (auto why = applyLimit(l, probe)) return usage(cmd.action, *why);
+    if (auto why = applyLimit(l, probe)) return quotaUsageError(cmd.action, *why);
   }
 
   auto opened = mailbox::Store::open(*config);

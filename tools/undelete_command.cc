@@ -14,7 +14,7 @@ using mailbox::MailboxName;
 
 namespace {
 
-int usage(const std::string& why) {
+int undeleteUsageError(const std::string& why) {
   std::fprintf(stderr, "darius: undelete: %s\n", why.c_str());
   return kExitUsage;
 }
@@ -38,22 +38,23 @@ int runUndeleteCommand(const std::string& config_path, const UndeleteCommand& cm
     std::fprintf(stderr, "darius: %s\n", config.status().message().c_str());
     return kExitConfig;
   }
-  if (cmd.list == !cmd.deleted.empty()) return usage("give either --list or DELETED-NAME");
-  if (!cmd.list && !cmd.user.empty()) return usage("--user goes with --list");
+  if (cmd.list == !cmd.deleted.empty())
+    return undeleteUsageError("give either --list or DELETED-NAME");
+  if (!cmd.list && !cmd.user.empty()) return undeleteUsageError("--user goes with --list");
   std::optional<MailboxName> scope;
   if (!cmd.user.empty()) {
     auto ns = mailbox::Namespace::fromConfig(*config);
     if (!ns.ok()) return reportFailure("undelete", ns.status());
     auto user = ns->parseUser(cmd.user);
-    if (!user.ok()) return usage(user.status().message());
+    if (!user.ok()) return undeleteUsageError(user.status().message());
     auto inbox = ns->inboxOf(*user);
-    if (!inbox.ok()) return usage(inbox.status().message());
+    if (!inbox.ok()) return undeleteUsageError(inbox.status().message());
     scope = *inbox;
   }
   std::optional<MailboxName> to;
   if (!cmd.new_name.empty()) {
     auto n = MailboxName::parse(cmd.new_name);
-    if (!n.ok()) return usage("NEW-NAME: " + n.status().message());
+    if (!n.ok()) return undeleteUsageError("NEW-NAME: " + n.status().message());
     to = *n;
   }
   auto opened = mailbox::Store::open(*config);

@@ -48,7 +48,7 @@ std::string jsonEscape(const std::string& s) {
 }
 
 namespace {
-std::string num(double v) {
+std::string jsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
   char b[64];
   std::snprintf(b, sizeof b, "%.6g", v);
@@ -60,12 +60,12 @@ std::string Result::toJson() const {
   std::string o = "{\"workload\": \"" + jsonEscape(workload) + "\", \"ok\": " + (ok ? "true" : "false");
   o += std::string(", \"wrong_result\": ") + (wrong_result ? "true" : "false");
   o += ", \"error\": \"" + jsonEscape(error) + "\"";
-  o += ", \"wall_s\": " + num(wall_s) + ", \"client_cpu_s\": " + num(client_cpu_s);
-  o += ", \"server_cpu_s\": " + num(server_cpu_s);
+  o += ", \"wall_s\": " + jsonNumber(wall_s) + ", \"client_cpu_s\": " + jsonNumber(client_cpu_s);
+  o += ", \"server_cpu_s\": " + jsonNumber(server_cpu_s);
   o += ", \"metrics\": {";
   bool first = true;
   for (auto& [k, v] : metrics) {
-    o += (first ? "\"" : ", \"") + jsonEscape(k) + "\": " + num(v);
+    o += (first ? "\"" : ", \"") + jsonEscape(k) + "\": " + jsonNumber(v);
     first = false;
   }
   o += "}, \"checks\": {";
@@ -88,7 +88,8 @@ std::string Result::toJson() const {
   first = true;
   for (auto& [k, l] : latency) {
     o += (first ? "\"" : ", \"") + jsonEscape(k) + "\": {\"n\": " + std::to_string(l.count()) +
-         ", \"p50\": " + num(l.quantile(0.5) * 1e3) + ", \"p99\": " + num(l.quantile(0.99) * 1e3) + "}";
+         ", \"p50\": " + jsonNumber(l.quantile(0.5) * 1e3) +
+         ", \"p99\": " + jsonNumber(l.quantile(0.99) * 1e3) + "}";
     first = false;
   }
   o += "}}";

@@ -22,6 +22,9 @@ namespace darius::bench {
 
 using Clock = std::chrono::steady_clock;
 
+// A count as the text of a reported number.
+inline std::string countText(size_t v) { return std::to_string(v); }
+
 inline double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }

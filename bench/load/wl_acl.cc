@@ -34,8 +34,6 @@ namespace darius::bench {
 
 namespace {
 
-std::string num(size_t v) { return std::to_string(v); }
-
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -104,7 +102,8 @@ void runSharedSetup(const Options& o, Result& r) {
   r.metrics["visible"] = static_cast<double>(o.visible);
   r.metrics["commands"] = static_cast<double>(cmds.size() + 2);
   r.checks["anyone_entry_removed"] = drop_anyone ? "yes" : "none";
-  r.check("commands", res.failed == 0, num(res.failed) + " of " + num(cmds.size()) + " failed: " + join(res.errors));
+  r.check("commands", res.failed == 0,
+          countText(res.failed) + " of " + countText(cmds.size()) + " failed: " + join(res.errors));
 }
 
 void runImapList(const Options& o, Result& r) {
@@ -162,10 +161,11 @@ void runImapList(const Options& o, Result& r) {
   };
   auto verdict = [&](const Listing& l, const std::string& when) {
     r.check("visible" + when, l.shared_ok == expected.size(),
-            "listed " + num(l.shared_ok) + " of the " + num(expected.size()) + " visible shared mailboxes");
+            "listed " + countText(l.shared_ok) + " of the " + countText(expected.size()) +
+                " visible shared mailboxes");
     r.check("unexpected" + when, l.unexpected == 0 && l.dup == 0,
-            num(l.unexpected) + " names it should not show (first: " + l.first_unexpected + "), " + num(l.dup) +
-                " listed twice");
+            countText(l.unexpected) + " names it should not show (first: " + l.first_unexpected +
+                "), " + countText(l.dup) + " listed twice");
     r.check("inbox" + when, l.inbox, "INBOX not listed");
   };
   auto t0 = Clock::now();
@@ -190,7 +190,8 @@ void runImapList(const Options& o, Result& r) {
   r.metrics["non_selectable"] = static_cast<double>(cold.placeholders);
   r.metrics["shared_in_store"] = static_cast<double>(o.shared);
   r.latency["LIST \"\" \"*\""] = lat;
-  r.check("stable", wrong_counts == 0, num(wrong_counts) + " repetitions listed a different set");
+  r.check("stable", wrong_counts == 0,
+          countText(wrong_counts) + " repetitions listed a different set");
 }
 
 void runAclQuota(const Options& o, Result& r) {
@@ -239,7 +240,7 @@ void runAclQuota(const Options& o, Result& r) {
       }
     }
   }
-  r.check("acl", acl_bad == 0, num(acl_bad) + " entries wrong, first: " + acl_detail);
+  r.check("acl", acl_bad == 0, countText(acl_bad) + " entries wrong, first: " + acl_detail);
   if (!o.admin_user.empty()) {
     ImapClient im = ImapClient::connect(o.host, o.imap_port, o.timeout_s);
     im.login(o.admin_user, o.password);
@@ -284,7 +285,8 @@ void runAclQuota(const Options& o, Result& r) {
       quota_detail = o.user(u) + ": " + (seen.empty() ? "no QUOTA response" : seen.substr(0, 200));
     }
   }
-  r.check("quota", quota_bad == 0, num(quota_bad) + " users without both limits, first: " + quota_detail);
+  r.check("quota", quota_bad == 0,
+          countText(quota_bad) + " users without both limits, first: " + quota_detail);
   r.metrics["setup_s"] = secondsSince(t0);
   r.metrics["users"] = o.users;
 }

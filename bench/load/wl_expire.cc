@@ -41,9 +41,7 @@ namespace darius::bench {
 
 namespace {
 
-std::string num(size_t v) { return std::to_string(v); }
-
-ImapClient open(const Options& o, const std::string& user) {
+ImapClient openExpireClient(const Options& o, const std::string& user) {
   ImapClient im = ImapClient::connect(o.host, o.imap_port, o.timeout_s);
   im.login(user, o.password);
   return im;
@@ -130,7 +128,7 @@ class Probe {
  private:
   void run() {
     try {
-      ImapClient im = open(o_, o_.mailbox_user);
+      ImapClient im = openExpireClient(o_, o_.mailbox_user);
       SelectInfo si = im.select("INBOX");
       if (si.exists == 0) throw WorkloadError("probe: INBOX is empty");
       uint32_t uid = 0;
@@ -179,16 +177,17 @@ double median(std::vector<double> v) {
 
 void runExpire(const Options& o, Result& r) {
   const size_t n = o.count;
-  ImapClient im = open(o, o.mailbox_user);
+  ImapClient im = openExpireClient(o, o.mailbox_user);
   SelectInfo si = im.select("INBOX");
   if (si.exists <= n) {
-    throw WorkloadError("INBOX has " + num(si.exists) + " messages, the workload needs more than " + num(n));
+    throw WorkloadError("INBOX has " + countText(si.exists) +
+                        " messages, the workload needs more than " + countText(n));
   }
   const size_t keep = si.exists - n;
   // Phase one: as the "EXPUNGE every 10th" row, STORE \Deleted and EXPUNGE timed together.
   size_t expunged = 0;
   auto t0 = Clock::now();
-  im.command("STORE 1:" + num(n) + " +FLAGS.SILENT (\\Deleted)");
+  im.command("STORE 1:" + countText(n) + " +FLAGS.SILENT (\\Deleted)");
   double store_s = secondsSince(t0);
   im.command("EXPUNGE", [&](ImapResponse& resp) {
     if (resp.text.size() > 9 && resp.text.compare(resp.text.size() - 8, 8, " EXPUNGE") == 0) ++expunged;
@@ -199,9 +198,11 @@ void runExpire(const Options& o, Result& r) {
   r.metrics["expunge_store_s"] = store_s;
   r.metrics["expunged"] = static_cast<double>(n);
   r.metrics["kept"] = static_cast<double>(keep);
-  r.check("expunge_responses", expunged == n, "expected " + num(n) + " got " + num(expunged));
+  r.check("expunge_responses", expunged == n,
+          "expected " + countText(n) + " got " + countText(expunged));
   SelectInfo after = im.select("INBOX");
-  r.check("exists_after_expunge", after.exists == keep, "expected " + num(keep) + " got " + num(after.exists));
+  r.check("exists_after_expunge", after.exists == keep,
+          "expected " + countText(keep) + " got " + countText(after.exists));
   im.logout();
 
   if (o.exec.empty()) {
@@ -281,10 +282,11 @@ void runExpire(const Options& o, Result& r) {
   r.latency["probe STORE during expire"] = store_during;
   r.latency["probe NOOP during expire"] = noop_during;
   r.check("probe_ran", during.count() > 0, "the other session completed no command during the expire");
-  ImapClient check = open(o, o.mailbox_user);
+  ImapClient check = openExpireClient(o, o.mailbox_user);
   SelectInfo last = check.select("INBOX");
   check.logout();
-  r.check("exists_after_expire", last.exists == keep, "expected " + num(keep) + " got " + num(last.exists));
+  r.check("exists_after_expire", last.exists == keep,
+          "expected " + countText(keep) + " got " + countText(last.exists));
 }
 
 void runUndelete(const Options& o, Result& r) {
@@ -293,10 +295,12 @@ void runUndelete(const Options& o, Result& r) {
   std::vector<double> undelete_ms, copy_ms;
   for (size_t k = 0; k < o.reps; ++k) {
     const std::string user = o.user(o.first_user + static_cast<int>(k));
-    ImapClient im = open(o, user);
+    ImapClient im = openExpireClient(o, user);
     SelectInfo si = im.select("INBOX");
     const size_t n = si.exists;
-    if (n != o.count) throw WorkloadError(user + ": INBOX has " + num(n) + " messages, expected " + num(o.count));
+    if (n != o.count)
+      throw WorkloadError(user + ": INBOX has " + countText(n) + " messages, expected " +
+                          countText(o.count));
     if (o.via != "none") {
       im.command("STORE 1:* +FLAGS.SILENT (\\Deleted)");
       im.command("EXPUNGE");
@@ -305,7 +309,7 @@ void runUndelete(const Options& o, Result& r) {
     if (o.via == "imap") {
       SelectInfo bin = im.select(".EXPUNGED/INBOX");
       r.check(user + "_expunged_view", bin.exists == n,
-              ".EXPUNGED/INBOX shows " + num(bin.exists) + " of " + num(n));
+              ".EXPUNGED/INBOX shows " + countText(bin.exists) + " of " + countText(n));
       auto t0 = Clock::now();
       im.command("UID COPY 1:* INBOX");
       undelete_ms.push_back(secondsSince(t0) * 1e3);
@@ -321,9 +325,11 @@ void runUndelete(const Options& o, Result& r) {
       r.notes["undelete_output"] = oneLine(run.output, 500);
     }
     SelectInfo back = im.select("INBOX");
-    r.check(user + "_restored", back.exists == n, "INBOX has " + num(back.exists) + " of " + num(n) + " back");
+    r.check(user + "_restored", back.exists == n,
+            "INBOX has " + countText(back.exists) + " of " + countText(n) + " back");
     size_t deleted = im.search("DELETED").size();
-    r.check(user + "_not_deleted", deleted == 0, num(deleted) + " messages in the INBOX are \\Deleted");
+    r.check(user + "_not_deleted", deleted == 0,
+            countText(deleted) + " messages in the INBOX are \\Deleted");
     // The reference: the same messages, live, copied into an empty folder.
     im.command("CREATE \"copy-reference\"");
     auto t1 = Clock::now();
@@ -334,7 +340,8 @@ void runUndelete(const Options& o, Result& r) {
       size_t p = resp.text.find("MESSAGES ");
       if (p != std::string::npos) copied = std::strtoul(resp.text.c_str() + p + 9, nullptr, 10);
     });
-    r.check(user + "_copied", copied == n, "copy-reference has " + num(copied) + " of " + num(n));
+    r.check(user + "_copied", copied == n,
+            "copy-reference has " + countText(copied) + " of " + countText(n));
     im.logout();
   }
   r.metrics["messages"] = static_cast<double>(o.count);

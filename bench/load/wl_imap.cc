@@ -13,9 +13,7 @@ namespace darius::bench {
 
 namespace {
 
-std::string num(size_t v) { return std::to_string(v); }
-
-ImapClient open(const Options& o) {
+ImapClient openImapClient(const Options& o) {
   ImapClient im = ImapClient::connect(o.host, o.imap_port, o.timeout_s);
   im.login(o.mailbox_user, o.password);
   return im;
@@ -49,12 +47,13 @@ void runImapSelect(const Options& o, Result& r) {
   auto t0 = Clock::now();
   for (size_t i = 0; i < o.count; ++i) {
     auto t1 = Clock::now();
-    ImapClient im = open(o);
+    ImapClient im = openImapClient(o);
     SelectInfo si = im.select("INBOX");
     im.logout();
     lat.add(secondsSince(t1));
     if (si.exists != o.mailbox_msgs) {
-      r.check("exists", false, "expected " + num(o.mailbox_msgs) + " got " + num(si.exists));
+      r.check("exists", false,
+              "expected " + countText(o.mailbox_msgs) + " got " + countText(si.exists));
     }
   }
   r.checks["exists"] = "ok";
@@ -63,9 +62,10 @@ void runImapSelect(const Options& o, Result& r) {
 }
 
 void runFetchMeta(const Options& o, const Corpus& c, Result& r) {
-  ImapClient im = open(o);
+  ImapClient im = openImapClient(o);
   SelectInfo si = im.select("INBOX");
-  r.check("exists", si.exists == o.mailbox_msgs, "expected " + num(o.mailbox_msgs) + " got " + num(si.exists));
+  r.check("exists", si.exists == o.mailbox_msgs,
+          "expected " + countText(o.mailbox_msgs) + " got " + countText(si.exists));
   size_t n = 0, bad = 0;
   uint64_t size_sum = 0, last_uid = 0;
   std::string bad_detail;
@@ -89,8 +89,8 @@ void runFetchMeta(const Options& o, const Corpus& c, Result& r) {
   im.logout();
   r.metrics["msgs_per_s"] = static_cast<double>(n) / s;
   r.metrics["seconds"] = s;
-  r.check("responses", n == si.exists, "expected " + num(si.exists) + " got " + num(n));
-  r.check("items", bad == 0, num(bad) + " malformed, first: " + bad_detail);
+  r.check("responses", n == si.exists, "expected " + countText(si.exists) + " got " + countText(n));
+  r.check("items", bad == 0, countText(bad) + " malformed, first: " + bad_detail);
   // Servers add trace headers at delivery (Return-Path, Received, Delivered-To), so the
   // stored size is at least the corpus size and not more than 2 KiB per message above it.
   uint64_t corpus_bytes = 0;
@@ -100,9 +100,10 @@ void runFetchMeta(const Options& o, const Corpus& c, Result& r) {
 }
 
 void runFetchBody(const Options& o, Result& r) {
-  ImapClient im = open(o);
+  ImapClient im = openImapClient(o);
   SelectInfo si = im.select("INBOX");
-  r.check("exists", si.exists == o.mailbox_msgs, "expected " + num(o.mailbox_msgs) + " got " + num(si.exists));
+  r.check("exists", si.exists == o.mailbox_msgs,
+          "expected " + countText(o.mailbox_msgs) + " got " + countText(si.exists));
   std::vector<uint64_t> sizes(si.exists + 1, 0);
   im.command("FETCH 1:* (RFC822.SIZE)", [&](ImapResponse& resp) {
     FetchItems f;
@@ -120,28 +121,31 @@ void runFetchBody(const Options& o, Result& r) {
     uint64_t got = b ? (b->literal_size ? b->literal_size : b->s.size()) : 0;
     bytes += got;
     if ((f.seq >= sizes.size() || got != sizes[f.seq]) && mismatch++ == 0) {
-      detail = "message " + num(f.seq) + ": BODY[] " + std::to_string(got) + " bytes, RFC822.SIZE " +
-               std::to_string(f.seq < sizes.size() ? sizes[f.seq] : 0);
+      detail = "message " + countText(f.seq) + ": BODY[] " + std::to_string(got) +
+               " bytes, RFC822.SIZE " + std::to_string(f.seq < sizes.size() ? sizes[f.seq] : 0);
     }
   }, LiteralMode::Skip);
   double s = secondsSince(t0);
   im.logout();
   r.metrics["msgs_per_s"] = static_cast<double>(n) / s;
   r.metrics["mib_per_s"] = static_cast<double>(bytes) / s / (1 << 20);
-  r.check("responses", n == si.exists, "expected " + num(si.exists) + " got " + num(n));
-  r.check("bytes", mismatch == 0, num(mismatch) + " mismatches, first: " + detail);
+  r.check("responses", n == si.exists, "expected " + countText(si.exists) + " got " + countText(n));
+  r.check("bytes", mismatch == 0, countText(mismatch) + " mismatches, first: " + detail);
 }
 
 void runSearch(const Options& o, const Corpus& c, Result& r) {
-  ImapClient im = open(o);
+  ImapClient im = openImapClient(o);
   SelectInfo si = im.select("INBOX");
-  r.check("exists", si.exists == o.mailbox_msgs, "expected " + num(o.mailbox_msgs) + " got " + num(si.exists));
+  r.check("exists", si.exists == o.mailbox_msgs,
+          "expected " + countText(o.mailbox_msgs) + " got " + countText(si.exists));
   Latencies text, subject;
   size_t searches = 0;
   std::string wrong;  // every mismatch, reported after the timings are recorded
   auto compare = [&](const std::string& name, size_t got, size_t want) {
-    r.checks[name] = got == want ? "ok" : "expected " + num(want) + " got " + num(got);
-    if (got != want) wrong += (wrong.empty() ? "" : ", ") + name + " expected " + num(want) + " got " + num(got);
+    r.checks[name] = got == want ? "ok" : "expected " + countText(want) + " got " + countText(got);
+    if (got != want)
+      wrong += (wrong.empty() ? "" : ", ") + name + " expected " + countText(want) + " got " +
+               countText(got);
   };
   auto t0 = Clock::now();
   for (auto& [word, where] : c.planted()) {
@@ -170,7 +174,7 @@ void runSearch(const Options& o, const Corpus& c, Result& r) {
 }
 
 void runStore(const Options& o, Result& r) {
-  ImapClient im = open(o);
+  ImapClient im = openImapClient(o);
   SelectInfo si = im.select("INBOX");
   size_t n = 0;
   auto t0 = Clock::now();
@@ -183,12 +187,14 @@ void runStore(const Options& o, Result& r) {
   im.logout();
   r.metrics["msgs_per_s"] = static_cast<double>(si.exists) / s;
   r.metrics["seconds"] = s;
-  r.check("fetch_responses", n == si.exists, "expected " + num(si.exists) + " got " + num(n));
-  r.check("flagged", flagged == si.exists, "SEARCH FLAGGED gave " + num(flagged) + " of " + num(si.exists));
+  r.check("fetch_responses", n == si.exists,
+          "expected " + countText(si.exists) + " got " + countText(n));
+  r.check("flagged", flagged == si.exists,
+          "SEARCH FLAGGED gave " + countText(flagged) + " of " + countText(si.exists));
 }
 
 void runAppend(const Options& o, const Corpus& c, Result& r) {
-  ImapClient im = open(o);
+  ImapClient im = openImapClient(o);
   SelectInfo before = im.select("INBOX");
   bool uidplus = im.capabilities().count("UIDPLUS") > 0;
   size_t with_uid = 0;
@@ -206,18 +212,20 @@ void runAppend(const Options& o, const Corpus& c, Result& r) {
   r.metrics["msgs_per_s"] = static_cast<double>(o.count) / s;
   r.latency["APPEND"] = lat;
   r.check("exists", after.exists == before.exists + o.count,
-          "expected " + num(before.exists + o.count) + " got " + num(after.exists));
-  if (uidplus) r.check("appenduid", with_uid == o.count, num(with_uid) + " of " + num(o.count) + " had APPENDUID");
+          "expected " + countText(before.exists + o.count) + " got " + countText(after.exists));
+  if (uidplus)
+    r.check("appenduid", with_uid == o.count,
+            countText(with_uid) + " of " + countText(o.count) + " had APPENDUID");
 }
 
 void runExpunge(const Options& o, Result& r) {
-  ImapClient im = open(o);
+  ImapClient im = openImapClient(o);
   SelectInfo si = im.select("INBOX");
   // Every 10th message: a user cleaning up, not a mailbox wipe.
   std::string set;
   size_t want = 0;
   for (size_t i = 10; i <= si.exists; i += 10) {
-    set += (set.empty() ? "" : ",") + num(i);
+    set += (set.empty() ? "" : ",") + countText(i);
     ++want;
   }
   if (want == 0) throw WorkloadError("mailbox has fewer than 10 messages");
@@ -232,18 +240,21 @@ void runExpunge(const Options& o, Result& r) {
   im.logout();
   r.metrics["expunged_per_s"] = static_cast<double>(want) / s;
   r.metrics["seconds"] = s;
-  r.check("expunge_responses", expunged == want, "expected " + num(want) + " got " + num(expunged));
+  r.check("expunge_responses", expunged == want,
+          "expected " + countText(want) + " got " + countText(expunged));
   r.check("exists", after.exists == si.exists - want,
-          "expected " + num(si.exists - want) + " got " + num(after.exists));
+          "expected " + countText(si.exists - want) + " got " + countText(after.exists));
 }
 
 void runPop3(const Options& o, Result& r) {
   Pop3Client p = Pop3Client::connect(o.host, o.pop3_port, o.timeout_s);
   p.login(o.mailbox_user, o.password);
   auto [count, octets] = p.stat();
-  r.check("stat", count == o.mailbox_msgs, "expected " + num(o.mailbox_msgs) + " got " + num(count));
+  r.check("stat", count == o.mailbox_msgs,
+          "expected " + countText(o.mailbox_msgs) + " got " + countText(count));
   std::vector<uint64_t> sizes = p.list();
-  r.check("list", sizes.size() == count, "LIST gave " + num(sizes.size()) + " of " + num(count));
+  r.check("list", sizes.size() == count,
+          "LIST gave " + countText(sizes.size()) + " of " + countText(count));
   size_t n = std::min(o.count, count);
   uint64_t bytes = 0;
   size_t mismatch = 0;
@@ -253,14 +264,15 @@ void runPop3(const Options& o, Result& r) {
     uint64_t got = p.retr(i);
     bytes += got;
     if (got != sizes[i - 1] && mismatch++ == 0) {
-      detail = "message " + num(i) + ": " + std::to_string(got) + " bytes, LIST said " + std::to_string(sizes[i - 1]);
+      detail = "message " + countText(i) + ": " + std::to_string(got) + " bytes, LIST said " +
+               std::to_string(sizes[i - 1]);
     }
   }
   double s = secondsSince(t0);
   p.quit();
   r.metrics["msgs_per_s"] = static_cast<double>(n) / s;
   r.metrics["mib_per_s"] = static_cast<double>(bytes) / s / (1 << 20);
-  r.check("bytes", mismatch == 0, num(mismatch) + " mismatches, first: " + detail);
+  r.check("bytes", mismatch == 0, countText(mismatch) + " mismatches, first: " + detail);
 }
 
 }  // namespace darius::bench

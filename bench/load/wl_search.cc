@@ -26,8 +26,6 @@ namespace darius::bench {
 
 namespace {
 
-std::string num(size_t v) { return std::to_string(v); }
-
 // Every number of a "* SORT" / "* SEARCH" line (the prefix of `keyword` already checked).
 std::vector<uint32_t> numbersAfter(const std::string& text, size_t from) {
   std::vector<uint32_t> out;
@@ -144,7 +142,7 @@ void runSortSearch(const Options& o, const Corpus& c, Result& r) {
   bool sort = caps.count("SORT") > 0;
   bool thread = caps.count("THREAD=REFERENCES") > 0;
   SelectInfo si = im.select("INBOX");
-  r.check("exists", si.exists == n, "expected " + num(n) + " got " + num(si.exists));
+  r.check("exists", si.exists == n, "expected " + countText(n) + " got " + countText(si.exists));
 
   std::string wrong;  // every mismatch, reported after the timings are recorded
   auto compare = [&](const std::string& name, bool ok, const std::string& detail) {
@@ -191,8 +189,8 @@ void runSortSearch(const Options& o, const Corpus& c, Result& r) {
       if (v[k] == 0 || v[k] > n || corpus_of[v[k]] != k) ++bad;
     }
     compare("sort_date", v.size() == n && bad == 0,
-            "expected " + num(n) + " messages in corpus order, got " + num(v.size()) + " with " + num(bad) +
-                " out of place");
+            "expected " + countText(n) + " messages in corpus order, got " + countText(v.size()) +
+                " with " + countText(bad) + " out of place");
   };
   auto checkSortSubject = [&](const std::vector<uint32_t>& v) {
     if (subject_of.empty()) {
@@ -221,8 +219,9 @@ void runSortSearch(const Options& o, const Corpus& c, Result& r) {
       prev = b;
     }
     compare("sort_subject", v.size() == n && dup == 0 && disorder == 0,
-            "got " + num(v.size()) + " of " + num(n) + " messages, " + num(dup) + " repeated or out of range, " +
-                num(disorder) + " base subjects out of order or split");
+            "got " + countText(v.size()) + " of " + countText(n) + " messages, " + countText(dup) +
+                " repeated or out of range, " + countText(disorder) +
+                " base subjects out of order or split");
   };
   auto checkThread = [&](const ThreadShape& t) {
     std::vector<bool> seen(n + 1, false);
@@ -232,9 +231,11 @@ void runSortSearch(const Options& o, const Corpus& c, Result& r) {
       else seen[s] = true;
     }
     compare("thread_refs", t.members.size() == n && dup == 0,
-            "named " + num(t.members.size()) + " of " + num(n) + " messages, " + num(dup) + " repeated or out of range");
+            "named " + countText(t.members.size()) + " of " + countText(n) + " messages, " +
+                countText(dup) + " repeated or out of range");
     if (threads_seen && t.threads != threads_seen) {
-      compare("thread_refs_stable", false, num(t.threads) + " threads after " + num(threads_seen));
+      compare("thread_refs_stable", false,
+              countText(t.threads) + " threads after " + countText(threads_seen));
     }
     threads_seen = t.threads;
   };
@@ -256,14 +257,16 @@ void runSortSearch(const Options& o, const Corpus& c, Result& r) {
         record(cmd.key, rep, s);
         size_t want = want_hits[cmd.key];
         r.metrics[cmd.key + "_hits"] = static_cast<double>(got);
-        compare(cmd.key, got == want, "expected " + num(want) + " hits got " + num(got));
+        compare(cmd.key, got == want,
+                "expected " + countText(want) + " hits got " + countText(got));
       } else if (cmd.command.rfind("SORT ", 0) == 0) {
         auto v = sortCommand(im, cmd.command);
         double s = secondsSince(t0);
         record(cmd.key, rep, s);
         if (rep == 0 && cmd.key == "sort_date") checkSortDate(v);
         else if (rep == 0) checkSortSubject(v);
-        else compare(cmd.key, v.size() == n, "got " + num(v.size()) + " of " + num(n));
+        else
+          compare(cmd.key, v.size() == n, "got " + countText(v.size()) + " of " + countText(n));
       } else {
         auto t = threadCommand(im, cmd.command);
         double s = secondsSince(t0);

@@ -34,7 +34,7 @@
 #include "lib/io/temp_dir.h"
 
 namespace darius::db::berkeley {
-namespace {
+namespace berkeley_power_cut_test {
 
 using State = std::map<std::string, std::string>;
 using Op = std::pair<std::string, std::optional<std::string>>;
@@ -475,5 +475,5 @@ TEST(BerkeleyPowerCutTest, ChangesBehindTheShimAreCaught) {
       << out;
 }
 
-}  // namespace
+}  // namespace berkeley_power_cut_test
 }  // namespace darius::db::berkeley

@@ -20,7 +20,7 @@
 #include "lib/io/temp_dir.h"
 
 namespace darius::db::berkeley {
-namespace {
+namespace berkeley_process_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -204,11 +204,11 @@ TEST(BerkeleyProcessTest, SigkillDuringCommitsThenRecover) {
   ::testing::Test::RecordProperty("reported_commits", std::to_string(reported));
 }
 
-}  // namespace
+}  // namespace berkeley_process_test
 }  // namespace darius::db::berkeley
 
 namespace darius::db::berkeley {
-namespace {
+namespace berkeley_process_test {
 
 // A writer process dies mid-transaction while this process keeps the environment open: the
 // next writer here must not block on the dead transaction's locks (failchk at begin()).
@@ -267,5 +267,5 @@ TEST(BerkeleyProcessTest, WriterDiesWhileOthersKeepEnvironmentOpen) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "survivor status " << status;
 }
 
-}  // namespace
+}  // namespace berkeley_process_test
 }  // namespace darius::db::berkeley

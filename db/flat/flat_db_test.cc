@@ -17,7 +17,7 @@
 #include "lib/io/temp_dir.h"
 
 namespace darius::db::flat {
-namespace {
+namespace flat_db_test {
 
 using base::Code;
 using base::Status;
@@ -269,5 +269,5 @@ TEST_F(FlatDbTest, ReaderThreadsRaceAWriter) {
   EXPECT_EQ((*other)->get("k3").valueOr("?"), "99");
 }
 
-}  // namespace
+}  // namespace flat_db_test
 }  // namespace darius::db::flat

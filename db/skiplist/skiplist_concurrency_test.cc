@@ -14,7 +14,7 @@
 #include "lib/io/temp_dir.h"
 
 namespace darius::db::skiplist {
-namespace {
+namespace skiplist_concurrency_test {
 
 std::string makeValue(uint64_t seq, size_t len) {
   std::string v(len, char('a' + seq % 26));
@@ -135,5 +135,5 @@ TEST(SkiplistConcurrencyTest, OneWriterThreeReaderProcesses) {
   EXPECT_TRUE(db->check()->ok());
 }
 
-}  // namespace
+}  // namespace skiplist_concurrency_test
 }  // namespace darius::db::skiplist

@@ -14,7 +14,7 @@
 #include "lib/io/temp_dir.h"
 
 namespace darius::db::skiplist {
-namespace {
+namespace skiplist_crash_test {
 
 using State = std::map<std::string, std::string>;
 using Op = std::pair<std::string, std::optional<std::string>>;
@@ -249,5 +249,5 @@ TEST(SkiplistCorruptionTest, FlippedBytesAndTruncation) {
   }
 }
 
-}  // namespace
+}  // namespace skiplist_crash_test
 }  // namespace darius::db::skiplist

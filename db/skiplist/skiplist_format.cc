@@ -22,9 +22,9 @@ std::array<uint32_t, 256> makeTable() {
 
 const std::array<uint32_t, 256> kTable = makeTable();
 
-std::string at(uint64_t off) { return " at offset " + std::to_string(off); }
-
 }  // namespace
+
+std::string atOffset(uint64_t off) { return " at offset " + std::to_string(off); }
 
 uint32_t crc32c(uint32_t crc, const void* data, size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -50,7 +50,7 @@ Result<FileHeader> decodeHeader(std::string_view file) {
       return Status::invalid("not a skiplist database (bad magic)");
     }
     return Status::corruption("file too short for a header (" + std::to_string(file.size()) +
-                              " bytes)" + at(0));
+                              " bytes)" + atOffset(0));
   }
   FileHeader h;
   std::memcpy(&h, file.data(), sizeof(h));
@@ -58,14 +58,14 @@ Result<FileHeader> decodeHeader(std::string_view file) {
     return Status::invalid("not a skiplist database (bad magic)");
   }
   if (crc32c(0, &h, offsetof(FileHeader, crc)) != h.crc) {
-    return Status::corruption("header CRC mismatch" + at(0));
+    return Status::corruption("header CRC mismatch" + atOffset(0));
   }
   if (h.major != kMajorVersion) {
     return Status::invalid("unsupported skiplist major version " + std::to_string(h.major));
   }
   if (h.header_size < kHeaderSize || h.committed_end < kFirstRecord ||
       h.committed_end % 8 != 0) {
-    return Status::corruption("header fields out of range" + at(0));
+    return Status::corruption("header fields out of range" + atOffset(0));
   }
   return h;
 }
@@ -74,7 +74,7 @@ Result<Record> parseRecord(std::string_view file, uint64_t end, uint64_t offset,
                            bool verify_crc) {
   if (end > file.size()) end = file.size();
   if (offset % 8 != 0 || offset < kHeadOffset || offset + sizeof(RecordHeader) > end) {
-    return Status::corruption("record pointer out of bounds" + at(offset));
+    return Status::corruption("record pointer out of bounds" + atOffset(offset));
   }
   RecordHeader h;
   std::memcpy(&h, file.data() + offset, sizeof(h));
@@ -85,20 +85,22 @@ Result<Record> parseRecord(std::string_view file, uint64_t end, uint64_t offset,
   r.crc = h.crc;
   bool linked = h.type == kHead || h.type == kAdd || h.type == kDelete;
   if (!(linked || h.type == kCommit)) {
-    return Status::corruption("bad record type " + std::to_string(h.type) + at(offset));
+    return Status::corruption("bad record type " + std::to_string(h.type) + atOffset(offset));
   }
   if (linked ? (h.level < 1 || h.level > kMaxLevel) : (h.level != 0 || h.key_len != 0 ||
                                                         h.value_len != sizeof(CommitBody))) {
-    return Status::corruption("bad record level/length fields" + at(offset));
+    return Status::corruption("bad record level/length fields" + atOffset(offset));
   }
   r.size = recordSize(h.level, h.key_len, h.value_len);
-  if (r.size > end - offset) return Status::corruption("record runs past the end" + at(offset));
+  if (r.size > end - offset)
+    return Status::corruption("record runs past the end" + atOffset(offset));
   const char* p = file.data() + offset + sizeof(RecordHeader);
   r.slots = p;
   p += 16 * uint64_t(h.level);
   r.key = {p, h.key_len};
   r.value = {p + h.key_len, h.value_len};
-  if (verify_crc && !recordCrcOk(r)) return Status::corruption("record CRC mismatch" + at(offset));
+  if (verify_crc && !recordCrcOk(r))
+    return Status::corruption("record CRC mismatch" + atOffset(offset));
   return r;
 }
 

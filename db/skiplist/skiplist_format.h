@@ -111,6 +111,9 @@ std::string encodeRecord(uint64_t offset, uint8_t type, int level, const uint64_
                          std::string_view key, std::string_view value);
 std::string encodeCommit(uint64_t offset, const CommitBody& body);
 
+// " at offset N": the tail of every kCorruption message about a place in the file.
+std::string atOffset(uint64_t off);
+
 inline uint64_t loadSlot(const char* slots, int index) {
   return __atomic_load_n(reinterpret_cast<const uint64_t*>(slots) + index, __ATOMIC_ACQUIRE);
 }

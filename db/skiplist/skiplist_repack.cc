@@ -17,8 +17,6 @@ namespace {
 
 using Entries = std::vector<std::pair<std::string_view, std::string_view>>;
 
-std::string at(uint64_t off) { return " at offset " + std::to_string(off); }
-
 // Writes `entries` (sorted, unique keys) as a new database file at `path` via a temporary
 // file, fsync, rename and directory fsync. `level` picks each record's level.
 Status writeFresh(io::Env& env, const std::string& path, uint64_t generation,
@@ -117,7 +115,7 @@ CheckReport SkiplistDb::checkSnapshot(const Snapshot& snap, uint64_t* lapped_out
   const uint64_t end = snap.end();
   auto head = parseRecord(f, end, kHeadOffset, true);
   if (!head.ok() || head->type != kHead || head->level != kMaxLevel) {
-    rep.problems.push_back("bad head record" + at(kHeadOffset));
+    rep.problems.push_back("bad head record" + atOffset(kHeadOffset));
     return rep;
   }
   // 1. The log: every record intact, every transaction closed by a matching commit record.
@@ -138,14 +136,14 @@ CheckReport SkiplistDb::checkSnapshot(const Snapshot& snap, uint64_t* lapped_out
       std::memcpy(&body, r->value.data(), sizeof(body));
       if (!broken && (body.txn_start != txn_start || body.records != count ||
                       body.chain_crc != chain)) {
-        rep.problems.push_back("commit record" + at(pos) +
-                               " does not match its transaction starting" + at(txn_start));
+        rep.problems.push_back("commit record" + atOffset(pos) +
+                               " does not match its transaction starting" + atOffset(txn_start));
       }
       txn_start = pos + r->size;
       count = chain = 0;
       broken = false;
     } else if (r->type == kHead) {
-      rep.problems.push_back("stray head record" + at(pos));
+      rep.problems.push_back("stray head record" + atOffset(pos));
     } else {
       data.insert(pos);
       ++count;
@@ -153,7 +151,7 @@ CheckReport SkiplistDb::checkSnapshot(const Snapshot& snap, uint64_t* lapped_out
     }
     pos += r->size;
   }
-  if (count != 0) rep.problems.push_back("records without a commit record" + at(txn_start));
+  if (count != 0) rep.problems.push_back("records without a commit record" + atOffset(txn_start));
   // 2. The links: every level an ordered chain of committed data records, each level a
   //    subset of level 0.
   std::unordered_set<uint64_t> level0;
@@ -191,7 +189,7 @@ CheckReport SkiplistDb::checkSnapshot(const Snapshot& snap, uint64_t* lapped_out
       if (live != snap.header.live_count) {
         rep.problems.push_back("header says " + std::to_string(snap.header.live_count) +
                                " live keys but level 0 holds " + std::to_string(live) +
-                               at(offsetof(FileHeader, live_count)));
+                               atOffset(offsetof(FileHeader, live_count)));
       }
     }
   }

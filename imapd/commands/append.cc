@@ -52,7 +52,7 @@ base::Result<OneMessage> parseMessage(ArgParser& p) {
   return m;
 }
 
-base::Result<AppendArgs> parse(ArgParser& p) {
+base::Result<AppendArgs> parseAppend(ArgParser& p) {
   AppendArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -134,7 +134,7 @@ void addUserSeen(Session& session, const mailbox::MailboxName& name, const std::
   }
 }
 
-asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
+asio::awaitable<Reply> executeAppend(Session& session, AppendArgs args) {
   auto name = internalName(session, args.mailbox);
   if (!name.ok()) {
     // The reserved areas (docs/design/expunge.md) take nothing in, and cannot be created.
@@ -218,7 +218,7 @@ asio::awaitable<Reply> execute(Session& session, AppendArgs args) {
 }  // namespace
 
 CommandSpec appendCommand() {
-  return makeCommand<AppendArgs, parse, execute>("APPEND", kAfterLogin);
+  return makeCommand<AppendArgs, parseAppend, executeAppend>("APPEND", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -24,7 +24,7 @@ struct AuthenticateArgs {
   std::optional<std::string> initial_response;  // decoded
 };
 
-base::Result<AuthenticateArgs> parse(ArgParser& p) {
+base::Result<AuthenticateArgs> parseAuthenticate(ArgParser& p) {
   AuthenticateArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   auto mech = p.atom();
@@ -86,7 +86,7 @@ asio::awaitable<Answer> ask(Session& session, const std::string& challenge) {
   co_return Answer{std::move(*decoded), Reply::none()};
 }
 
-asio::awaitable<Reply> execute(Session& session, AuthenticateArgs args) {
+asio::awaitable<Reply> executeAuthenticate(Session& session, AuthenticateArgs args) {
   auto server = auth::makeSaslServer(args.mechanism, session.saslContext());
   if (!server.ok()) {
     const base::Status& s = server.status();
@@ -122,8 +122,8 @@ asio::awaitable<Reply> execute(Session& session, AuthenticateArgs args) {
 }  // namespace
 
 CommandSpec authenticateCommand() {
-  return makeCommand<AuthenticateArgs, parse, execute>("AUTHENTICATE", kNotAuthenticatedOnly,
-                                                       kExclusive);
+  return makeCommand<AuthenticateArgs, parseAuthenticate, executeAuthenticate>(
+      "AUTHENTICATE", kNotAuthenticatedOnly, kExclusive);
 }
 
 }  // namespace darius::imapd

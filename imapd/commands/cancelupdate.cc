@@ -18,7 +18,7 @@ struct CancelUpdateArgs {
   std::vector<std::string> tags;
 };
 
-base::Result<CancelUpdateArgs> parse(ArgParser& p) {
+base::Result<CancelUpdateArgs> parseCancelUpdate(ArgParser& p) {
   CancelUpdateArgs a;
   // 1*(SP quoted); a sane command names a few.
   do {
@@ -31,7 +31,7 @@ base::Result<CancelUpdateArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, CancelUpdateArgs args) {
+asio::awaitable<Reply> executeCancelUpdate(Session& session, CancelUpdateArgs args) {
   for (const std::string& tag : args.tags) session.searchContexts().cancel(tag);
   co_return Reply::ok("No further updates");
 }
@@ -39,7 +39,8 @@ asio::awaitable<Reply> execute(Session& session, CancelUpdateArgs args) {
 }  // namespace
 
 CommandSpec cancelupdateCommand() {
-  return makeCommand<CancelUpdateArgs, parse, execute>("CANCELUPDATE", stateBit(State::kSelected));
+  return makeCommand<CancelUpdateArgs, parseCancelUpdate, executeCancelUpdate>(
+      "CANCELUPDATE", stateBit(State::kSelected));
 }
 
 }  // namespace darius::imapd

@@ -28,7 +28,7 @@ std::string capabilityList(const Session& session) {
 
 namespace {
 
-asio::awaitable<Reply> execute(Session& session, NoArgs) {
+asio::awaitable<Reply> executeCapability(Session& session, NoArgs) {
   session.writeUntagged("CAPABILITY " + capabilityList(session));
   co_return Reply::ok("CAPABILITY completed");
 }
@@ -36,7 +36,7 @@ asio::awaitable<Reply> execute(Session& session, NoArgs) {
 }  // namespace
 
 CommandSpec capabilityCommand() {
-  return makeCommand<NoArgs, parseNoArgs, execute>("CAPABILITY", kAnyState);
+  return makeCommand<NoArgs, parseNoArgs, executeCapability>("CAPABILITY", kAnyState);
 }
 
 }  // namespace darius::imapd

@@ -7,12 +7,12 @@
 namespace darius::imapd {
 namespace {
 
-asio::awaitable<Reply> execute(Session&, NoArgs) { co_return Reply::ok("CHECK completed"); }
+asio::awaitable<Reply> executeCheck(Session&, NoArgs) { co_return Reply::ok("CHECK completed"); }
 
 }  // namespace
 
 CommandSpec checkCommand() {
-  return makeCommand<NoArgs, parseNoArgs, execute>("CHECK", stateBit(State::kSelected));
+  return makeCommand<NoArgs, parseNoArgs, executeCheck>("CHECK", stateBit(State::kSelected));
 }
 
 }  // namespace darius::imapd

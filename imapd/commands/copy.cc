@@ -24,7 +24,7 @@ struct CopyArgs {
 };
 
 template <bool kUid, bool kMove>
-base::Result<CopyArgs> parse(ArgParser& p) {
+base::Result<CopyArgs> parseCopy(ArgParser& p) {
   CopyArgs a;
   a.by_uid = kUid;
   a.move = kMove;
@@ -35,7 +35,7 @@ base::Result<CopyArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
+asio::awaitable<Reply> executeCopy(Session& session, CopyArgs args) {
   SelectedMailbox& sel = *session.selected();
   const char* what = args.move ? "MOVE" : "COPY";
   if (!args.by_uid && args.set.largest(sel.count()) > sel.count()) {
@@ -130,19 +130,21 @@ asio::awaitable<Reply> execute(Session& session, CopyArgs args) {
 }  // namespace
 
 CommandSpec copyCommand() {
-  return makeCommand<CopyArgs, parse<false, false>, execute>("COPY", stateBit(State::kSelected));
+  return makeCommand<CopyArgs, parseCopy<false, false>, executeCopy>("COPY",
+                                                                     stateBit(State::kSelected));
 }
 
 CommandSpec moveCommand() {
-  return makeCommand<CopyArgs, parse<false, true>, execute>("MOVE", stateBit(State::kSelected));
+  return makeCommand<CopyArgs, parseCopy<false, true>, executeCopy>("MOVE",
+                                                                    stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidCopy(ArgParser& p) {
-  return internal::parseAndBind<CopyArgs, parse<true, false>, execute>(p);
+  return internal::parseAndBind<CopyArgs, parseCopy<true, false>, executeCopy>(p);
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidMove(ArgParser& p) {
-  return internal::parseAndBind<CopyArgs, parse<true, true>, execute>(p);
+  return internal::parseAndBind<CopyArgs, parseCopy<true, true>, executeCopy>(p);
 }
 
 }  // namespace darius::imapd

@@ -22,7 +22,7 @@ struct CreateArgs {
   std::string special_use;  // space-separated, canonical spelling
 };
 
-base::Result<CreateArgs> parse(ArgParser& p) {
+base::Result<CreateArgs> parseCreate(ArgParser& p) {
   CreateArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -53,7 +53,7 @@ base::Result<CreateArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, CreateArgs args) {
+asio::awaitable<Reply> executeCreate(Session& session, CreateArgs args) {
   if (args.special_use == "?") co_return Reply::no("Unsupported special use", "USEATTR");
   std::string wire = args.mailbox;
   char sep = session.ns().separator();
@@ -110,7 +110,7 @@ asio::awaitable<Reply> execute(Session& session, CreateArgs args) {
 }  // namespace
 
 CommandSpec createCommand() {
-  return makeCommand<CreateArgs, parse, execute>("CREATE", kAfterLogin);
+  return makeCommand<CreateArgs, parseCreate, executeCreate>("CREATE", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -14,14 +14,14 @@ struct DeleteArgs {
   std::string mailbox;
 };
 
-base::Result<DeleteArgs> parse(ArgParser& p) {
+base::Result<DeleteArgs> parseDelete(ArgParser& p) {
   DeleteArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, DeleteArgs args) {
+asio::awaitable<Reply> executeDelete(Session& session, DeleteArgs args) {
   auto name = internalName(session, args.mailbox);
   if (!name.ok()) co_return noSuchMailbox();
   if (name->isInbox()) co_return Reply::no("INBOX cannot be deleted", "CANNOT");
@@ -40,7 +40,7 @@ asio::awaitable<Reply> execute(Session& session, DeleteArgs args) {
 }  // namespace
 
 CommandSpec deleteCommand() {
-  return makeCommand<DeleteArgs, parse, execute>("DELETE", kAfterLogin);
+  return makeCommand<DeleteArgs, parseDelete, executeDelete>("DELETE", kAfterLogin);
 }
 
 }  // namespace darius::imapd

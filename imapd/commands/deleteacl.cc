@@ -13,7 +13,7 @@ struct DeleteaclArgs {
   std::string identifier;
 };
 
-base::Result<DeleteaclArgs> parse(ArgParser& p) {
+base::Result<DeleteaclArgs> parseDeleteAcl(ArgParser& p) {
   DeleteaclArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -22,7 +22,7 @@ base::Result<DeleteaclArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, DeleteaclArgs args) {
+asio::awaitable<Reply> executeDeleteAcl(Session& session, DeleteaclArgs args) {
   auto target = aclMailbox(session, args.mailbox, mailbox::right::kAdmin);
   if (!target.ok()) co_return replyFor(session, target.status(), "DELETEACL");
   IdentifierOrReply id = aclIdentifier(session, args.identifier, target->access.name);
@@ -37,7 +37,7 @@ asio::awaitable<Reply> execute(Session& session, DeleteaclArgs args) {
 }  // namespace
 
 CommandSpec deleteaclCommand() {
-  return makeCommand<DeleteaclArgs, parse, execute>("DELETEACL", kAfterLogin);
+  return makeCommand<DeleteaclArgs, parseDeleteAcl, executeDeleteAcl>("DELETEACL", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -16,7 +16,7 @@ struct EnableArgs {
   std::vector<std::string> names;
 };
 
-base::Result<EnableArgs> parse(ArgParser& p) {
+base::Result<EnableArgs> parseEnable(ArgParser& p) {
   // enable = "ENABLE" 1*(SP capability); capability = atom ("AUTH=..." is an atom too).
   EnableArgs a;
   do {
@@ -29,7 +29,7 @@ base::Result<EnableArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, EnableArgs args) {
+asio::awaitable<Reply> executeEnable(Session& session, EnableArgs args) {
   std::string enabled = "ENABLED";
   for (const std::string& name : args.names) {
     for (std::string_view known : kEnableable) {
@@ -48,7 +48,7 @@ asio::awaitable<Reply> execute(Session& session, EnableArgs args) {
 }  // namespace
 
 CommandSpec enableCommand() {
-  return makeCommand<EnableArgs, parse, execute>("ENABLE", kAuthenticatedOnly);
+  return makeCommand<EnableArgs, parseEnable, executeEnable>("ENABLE", kAuthenticatedOnly);
 }
 
 }  // namespace darius::imapd

@@ -13,16 +13,16 @@ struct ExpungeArgs {
   std::optional<proto::SequenceSet> uids;  // UID EXPUNGE
 };
 
-base::Result<ExpungeArgs> parsePlain(ArgParser&) { return ExpungeArgs{}; }
+base::Result<ExpungeArgs> parseExpunge(ArgParser&) { return ExpungeArgs{}; }
 
-base::Result<ExpungeArgs> parseUid(ArgParser& p) {
+base::Result<ExpungeArgs> parseUidExpungeArgs(ArgParser& p) {
   ExpungeArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.uids, p.sequenceSet({}));
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, ExpungeArgs args) {
+asio::awaitable<Reply> executeExpunge(Session& session, ExpungeArgs args) {
   SelectedMailbox& sel = *session.selected();
   if (sel.readOnly()) co_return Reply::no("Mailbox is read-only", "READ-ONLY");
   if (!sel.has(mailbox::right::kExpunge)) co_return Reply::no("Permission denied", "NOPERM");
@@ -53,11 +53,12 @@ asio::awaitable<Reply> execute(Session& session, ExpungeArgs args) {
 }  // namespace
 
 CommandSpec expungeCommand() {
-  return makeCommand<ExpungeArgs, parsePlain, execute>("EXPUNGE", stateBit(State::kSelected));
+  return makeCommand<ExpungeArgs, parseExpunge, executeExpunge>("EXPUNGE",
+                                                                stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidExpunge(ArgParser& p) {
-  return internal::parseAndBind<ExpungeArgs, parseUid, execute>(p);
+  return internal::parseAndBind<ExpungeArgs, parseUidExpungeArgs, executeExpunge>(p);
 }
 
 }  // namespace darius::imapd

@@ -34,8 +34,8 @@ using fetch::Outcome;
 // Messages per \Seen STORE and per look-up of records: bounds the memory of a FETCH 1:*.
 constexpr size_t kBatch = 256;
 
-base::Result<FetchArgs> parsePlain(ArgParser& p) { return fetch::parseFetchArgs(p, false); }
-base::Result<FetchArgs> parseUid(ArgParser& p) { return fetch::parseFetchArgs(p, true); }
+base::Result<FetchArgs> parseFetch(ArgParser& p) { return fetch::parseFetchArgs(p, false); }
+base::Result<FetchArgs> parseUidFetchArgs(ArgParser& p) { return fetch::parseFetchArgs(p, true); }
 
 // RFC 7162 §3.2.6: the expunged messages of the UID set with a mod-sequence above
 // CHANGEDSINCE, in one VANISHED (EARLIER) response before any FETCH response.
@@ -234,7 +234,7 @@ asio::awaitable<Reply> run(Session& session, FetchArgs args) {
   co_return Reply::ok("FETCH completed");
 }
 
-asio::awaitable<Reply> execute(Session& session, FetchArgs args) {
+asio::awaitable<Reply> executeFetch(Session& session, FetchArgs args) {
   const bool by_uid = args.by_uid;
   Reply r = co_await run(session, std::move(args));
   // RFC 9051 §7.5.1: no EXPUNGE may go out while a FETCH by sequence number is answered.
@@ -245,11 +245,11 @@ asio::awaitable<Reply> execute(Session& session, FetchArgs args) {
 }  // namespace
 
 CommandSpec fetchCommand() {
-  return makeCommand<FetchArgs, parsePlain, execute>("FETCH", stateBit(State::kSelected));
+  return makeCommand<FetchArgs, parseFetch, executeFetch>("FETCH", stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidFetch(ArgParser& p) {
-  return internal::parseAndBind<FetchArgs, parseUid, execute>(p);
+  return internal::parseAndBind<FetchArgs, parseUidFetchArgs, executeFetch>(p);
 }
 
 }  // namespace darius::imapd

@@ -14,14 +14,14 @@ struct GetaclArgs {
   std::string mailbox;
 };
 
-base::Result<GetaclArgs> parse(ArgParser& p) {
+base::Result<GetaclArgs> parseGetAcl(ArgParser& p) {
   GetaclArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, GetaclArgs args) {
+asio::awaitable<Reply> executeGetAcl(Session& session, GetaclArgs args) {
   auto target = aclMailbox(session, args.mailbox, mailbox::right::kAdmin);
   if (!target.ok()) co_return replyFor(session, target.status(), "GETACL");
   auto acl = mailbox::Acl::parse(target->access.entry.acl);
@@ -39,7 +39,7 @@ asio::awaitable<Reply> execute(Session& session, GetaclArgs args) {
 }  // namespace
 
 CommandSpec getaclCommand() {
-  return makeCommand<GetaclArgs, parse, execute>("GETACL", kAfterLogin);
+  return makeCommand<GetaclArgs, parseGetAcl, executeGetAcl>("GETACL", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -14,14 +14,14 @@ struct GetquotaArgs {
   std::string root;
 };
 
-base::Result<GetquotaArgs> parse(ArgParser& p) {
+base::Result<GetquotaArgs> parseGetQuota(ArgParser& p) {
   GetquotaArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.root, p.mailbox());  // quota-root-name = astring
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, GetquotaArgs args) {
+asio::awaitable<Reply> executeGetQuota(Session& session, GetquotaArgs args) {
   auto root = quotaRootName(session, args.root);
   if (!root.ok() || !maySeeQuotaOf(session, *root)) co_return Reply::no("No such quota root", "NONEXISTENT");
   auto q = co_await session.blocking([&]() { return session.store().quota(*root); });
@@ -38,7 +38,7 @@ asio::awaitable<Reply> execute(Session& session, GetquotaArgs args) {
 }  // namespace
 
 CommandSpec getquotaCommand() {
-  return makeCommand<GetquotaArgs, parse, execute>("GETQUOTA", kAfterLogin);
+  return makeCommand<GetquotaArgs, parseGetQuota, executeGetQuota>("GETQUOTA", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -15,14 +15,14 @@ struct GetquotarootArgs {
   std::string mailbox;
 };
 
-base::Result<GetquotarootArgs> parse(ArgParser& p) {
+base::Result<GetquotarootArgs> parseGetQuotaRoot(ArgParser& p) {
   GetquotarootArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, GetquotarootArgs args) {
+asio::awaitable<Reply> executeGetQuotaRoot(Session& session, GetquotarootArgs args) {
   auto name = internalName(session, args.mailbox);
   if (!name.ok() || !maySeeQuotaOf(session, *name)) co_return noSuchMailbox();
   auto wire = wireName(session, *name);
@@ -56,7 +56,8 @@ asio::awaitable<Reply> execute(Session& session, GetquotarootArgs args) {
 }  // namespace
 
 CommandSpec getquotarootCommand() {
-  return makeCommand<GetquotarootArgs, parse, execute>("GETQUOTAROOT", kAfterLogin);
+  return makeCommand<GetquotarootArgs, parseGetQuotaRoot, executeGetQuotaRoot>("GETQUOTAROOT",
+                                                                               kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -23,7 +23,7 @@ struct IdArgs {
   std::optional<std::vector<std::pair<std::string, std::optional<std::string>>>> params;
 };
 
-base::Result<IdArgs> parse(ArgParser& p) {
+base::Result<IdArgs> parseId(ArgParser& p) {
   IdArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   if (p.skipNil()) return a;
@@ -50,7 +50,7 @@ base::Result<IdArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, IdArgs args) {
+asio::awaitable<Reply> executeId(Session& session, IdArgs args) {
   if (args.params) {
     std::string text;
     for (const auto& [field, value] : *args.params) {
@@ -66,6 +66,6 @@ asio::awaitable<Reply> execute(Session& session, IdArgs args) {
 
 }  // namespace
 
-CommandSpec idCommand() { return makeCommand<IdArgs, parse, execute>("ID", kAnyState); }
+CommandSpec idCommand() { return makeCommand<IdArgs, parseId, executeId>("ID", kAnyState); }
 
 }  // namespace darius::imapd

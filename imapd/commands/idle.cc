@@ -17,7 +17,7 @@ namespace {
 
 using namespace asio::experimental::awaitable_operators;
 
-asio::awaitable<Reply> execute(Session& session, NoArgs) {
+asio::awaitable<Reply> executeIdle(Session& session, NoArgs) {
   if (session.selected() != nullptr) co_await session.sendUpdates(true);
   if (!(co_await session.sendContinuation("idling")).isOk()) co_return Reply::none();
   if (session.selected() != nullptr && session.hasChangeHub()) {
@@ -41,7 +41,7 @@ asio::awaitable<Reply> execute(Session& session, NoArgs) {
 }  // namespace
 
 CommandSpec idleCommand() {
-  return makeCommand<NoArgs, parseNoArgs, execute>("IDLE", kAfterLogin, kExclusive);
+  return makeCommand<NoArgs, parseNoArgs, executeIdle>("IDLE", kAfterLogin, kExclusive);
 }
 
 }  // namespace darius::imapd

@@ -15,14 +15,14 @@
 namespace darius::imapd {
 namespace {
 
-asio::awaitable<Reply> execute(Session& session, ListArgs args) {
+asio::awaitable<Reply> executeList(Session& session, ListArgs args) {
   return respondList(session, std::move(args), ListMode::kList);
 }
 
 }  // namespace
 
 CommandSpec listCommand() {
-  return makeCommand<ListArgs, parseListArgs, execute>("LIST", kAfterLogin);
+  return makeCommand<ListArgs, parseListArgs, executeList>("LIST", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -19,7 +19,7 @@ struct ListrightsArgs {
   std::string identifier;
 };
 
-base::Result<ListrightsArgs> parse(ArgParser& p) {
+base::Result<ListrightsArgs> parseListRights(ArgParser& p) {
   ListrightsArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -42,7 +42,7 @@ mailbox::Rights alwaysGranted(const Session& session, const mailbox::AclIdentifi
   return r;
 }
 
-asio::awaitable<Reply> execute(Session& session, ListrightsArgs args) {
+asio::awaitable<Reply> executeListRights(Session& session, ListrightsArgs args) {
   auto target = aclMailbox(session, args.mailbox, mailbox::right::kAdmin);
   if (!target.ok()) co_return replyFor(session, target.status(), "LISTRIGHTS");
   IdentifierOrReply id = aclIdentifier(session, args.identifier, target->access.name);
@@ -71,7 +71,7 @@ asio::awaitable<Reply> execute(Session& session, ListrightsArgs args) {
 }  // namespace
 
 CommandSpec listrightsCommand() {
-  return makeCommand<ListrightsArgs, parse, execute>("LISTRIGHTS", kAfterLogin);
+  return makeCommand<ListrightsArgs, parseListRights, executeListRights>("LISTRIGHTS", kAfterLogin);
 }
 
 }  // namespace darius::imapd

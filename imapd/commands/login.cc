@@ -17,7 +17,7 @@ struct LoginArgs {
   std::string password;
 };
 
-base::Result<LoginArgs> parse(ArgParser& p) {
+base::Result<LoginArgs> parseLogin(ArgParser& p) {
   LoginArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   auto user = p.astring();
@@ -30,7 +30,7 @@ base::Result<LoginArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, LoginArgs args) {
+asio::awaitable<Reply> executeLogin(Session& session, LoginArgs args) {
   if (!session.connection().tlsActive() && !session.settings().allow_plaintext_auth) {
     log::info(session.logContext(), "LOGIN refused without TLS");
     co_return Reply::no("Connection offers no privacy", "PRIVACYREQUIRED");
@@ -57,7 +57,8 @@ asio::awaitable<Reply> execute(Session& session, LoginArgs args) {
 }  // namespace
 
 CommandSpec loginCommand() {
-  return makeCommand<LoginArgs, parse, execute>("LOGIN", kNotAuthenticatedOnly, kExclusive);
+  return makeCommand<LoginArgs, parseLogin, executeLogin>("LOGIN", kNotAuthenticatedOnly,
+                                                          kExclusive);
 }
 
 }  // namespace darius::imapd

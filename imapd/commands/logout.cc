@@ -5,7 +5,7 @@
 namespace darius::imapd {
 namespace {
 
-asio::awaitable<Reply> execute(Session& session, NoArgs) {
+asio::awaitable<Reply> executeLogout(Session& session, NoArgs) {
   session.writeUntagged("BYE Logging out");
   session.logout();
   co_return Reply::ok("LOGOUT completed");
@@ -14,7 +14,7 @@ asio::awaitable<Reply> execute(Session& session, NoArgs) {
 }  // namespace
 
 CommandSpec logoutCommand() {
-  return makeCommand<NoArgs, parseNoArgs, execute>("LOGOUT", kAnyState, kExclusive);
+  return makeCommand<NoArgs, parseNoArgs, executeLogout>("LOGOUT", kAnyState, kExclusive);
 }
 
 }  // namespace darius::imapd

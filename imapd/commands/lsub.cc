@@ -10,14 +10,14 @@
 namespace darius::imapd {
 namespace {
 
-asio::awaitable<Reply> execute(Session& session, ListArgs args) {
+asio::awaitable<Reply> executeLsub(Session& session, ListArgs args) {
   return respondList(session, std::move(args), ListMode::kLsub);
 }
 
 }  // namespace
 
 CommandSpec lsubCommand() {
-  return makeCommand<ListArgs, parseLsubArgs, execute>("LSUB", kAfterLogin);
+  return makeCommand<ListArgs, parseLsubArgs, executeLsub>("LSUB", kAfterLogin);
 }
 
 }  // namespace darius::imapd

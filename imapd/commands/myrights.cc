@@ -13,14 +13,14 @@ struct MyrightsArgs {
   std::string mailbox;
 };
 
-base::Result<MyrightsArgs> parse(ArgParser& p) {
+base::Result<MyrightsArgs> parseMyRights(ArgParser& p) {
   MyrightsArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, MyrightsArgs args) {
+asio::awaitable<Reply> executeMyRights(Session& session, MyrightsArgs args) {
   auto target = aclMailbox(session, args.mailbox, 0);
   if (!target.ok()) co_return replyFor(session, target.status(), "MYRIGHTS");
   session.writeUntagged("MYRIGHTS " + target->wire + " " +
@@ -31,7 +31,7 @@ asio::awaitable<Reply> execute(Session& session, MyrightsArgs args) {
 }  // namespace
 
 CommandSpec myrightsCommand() {
-  return makeCommand<MyrightsArgs, parse, execute>("MYRIGHTS", kAfterLogin);
+  return makeCommand<MyrightsArgs, parseMyRights, executeMyRights>("MYRIGHTS", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -22,7 +22,7 @@ std::string formatList(const Session& session, const std::vector<mailbox::Namesp
   return out + ")";
 }
 
-asio::awaitable<Reply> execute(Session& session, NoArgs) {
+asio::awaitable<Reply> executeNamespace(Session& session, NoArgs) {
   mailbox::NamespaceData d = session.ns().namespaceData();
   session.writeUntagged("NAMESPACE " + formatList(session, d.personal) + " " +
                         formatList(session, d.other_users) + " " + formatList(session, d.shared));
@@ -32,7 +32,7 @@ asio::awaitable<Reply> execute(Session& session, NoArgs) {
 }  // namespace
 
 CommandSpec namespaceCommand() {
-  return makeCommand<NoArgs, parseNoArgs, execute>("NAMESPACE", kAfterLogin);
+  return makeCommand<NoArgs, parseNoArgs, executeNamespace>("NAMESPACE", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -6,10 +6,12 @@
 namespace darius::imapd {
 namespace {
 
-asio::awaitable<Reply> execute(Session&, NoArgs) { co_return Reply::ok("NOOP completed"); }
+asio::awaitable<Reply> executeNoop(Session&, NoArgs) { co_return Reply::ok("NOOP completed"); }
 
 }  // namespace
 
-CommandSpec noopCommand() { return makeCommand<NoArgs, parseNoArgs, execute>("NOOP", kAnyState); }
+CommandSpec noopCommand() {
+  return makeCommand<NoArgs, parseNoArgs, executeNoop>("NOOP", kAnyState);
+}
 
 }  // namespace darius::imapd

@@ -17,7 +17,7 @@ struct RenameArgs {
   std::string to;
 };
 
-base::Result<RenameArgs> parse(ArgParser& p) {
+base::Result<RenameArgs> parseRename(ArgParser& p) {
   RenameArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.from, p.mailbox());
@@ -60,7 +60,7 @@ asio::awaitable<Reply> undelete(Session& session, const AreaName& area,
   co_return Reply::ok("RENAME completed");
 }
 
-asio::awaitable<Reply> execute(Session& session, RenameArgs args) {
+asio::awaitable<Reply> executeRename(Session& session, RenameArgs args) {
   char sep = session.ns().separator();
   while (!args.to.empty() && args.to.back() == sep) args.to.pop_back();
   auto to = internalName(session, args.to);
@@ -116,7 +116,7 @@ asio::awaitable<Reply> execute(Session& session, RenameArgs args) {
 }  // namespace
 
 CommandSpec renameCommand() {
-  return makeCommand<RenameArgs, parse, execute>("RENAME", kAfterLogin);
+  return makeCommand<RenameArgs, parseRename, executeRename>("RENAME", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -41,14 +41,14 @@ struct SearchCommandArgs {
 };
 
 template <bool kUid>
-base::Result<SearchCommandArgs> parse(ArgParser& p) {
+base::Result<SearchCommandArgs> parseSearchCommand(ArgParser& p) {
   SearchCommandArgs a;
   a.tag = commandTag(p);
   DARIUS_ASSIGN_OR_RETURN(a.args, search::parseSearchArgs(p, kUid));
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
+asio::awaitable<Reply> executeSearch(Session& session, SearchCommandArgs command) {
   SelectedMailbox& sel = *session.selected();
   const search::SearchArgs& args = command.args;
   // RFC 5267 §4.3: UPDATE under a tag a live context has is BAD, and has no effect.
@@ -90,12 +90,12 @@ asio::awaitable<Reply> execute(Session& session, SearchCommandArgs command) {
 }  // namespace
 
 CommandSpec searchCommand() {
-  return makeCommand<SearchCommandArgs, parse<false>, execute>("SEARCH",
+  return makeCommand<SearchCommandArgs, parseSearchCommand<false>, executeSearch>("SEARCH",
                                                               stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidSearch(ArgParser& p) {
-  return internal::parseAndBind<SearchCommandArgs, parse<true>, execute>(p);
+  return internal::parseAndBind<SearchCommandArgs, parseSearchCommand<true>, executeSearch>(p);
 }
 
 }  // namespace darius::imapd

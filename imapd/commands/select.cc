@@ -59,7 +59,7 @@ base::Result<QresyncParams> parseQresync(ArgParser& p) {
 }
 
 template <bool kExamine>
-base::Result<SelectArgs> parse(ArgParser& p) {
+base::Result<SelectArgs> parseSelect(ArgParser& p) {
   SelectArgs a;
   a.examine = kExamine;
   DARIUS_RETURN_IF_ERROR(p.space());
@@ -135,7 +135,7 @@ std::string quotaAlert(Session& session, const mailbox::MailboxName& name) {
   return {};
 }
 
-asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
+asio::awaitable<Reply> executeSelect(Session& session, SelectArgs args) {
   const char* what = args.examine ? "EXAMINE" : "SELECT";
   if (args.qresync && !session.isEnabled("QRESYNC")) {
     co_return Reply::bad("QRESYNC must be enabled first");  // RFC 7162 §3.2.5
@@ -229,11 +229,13 @@ asio::awaitable<Reply> execute(Session& session, SelectArgs args) {
 }  // namespace
 
 CommandSpec selectCommand() {
-  return makeCommand<SelectArgs, parse<false>, execute>("SELECT", kAfterLogin, kExclusive);
+  return makeCommand<SelectArgs, parseSelect<false>, executeSelect>("SELECT", kAfterLogin,
+                                                                    kExclusive);
 }
 
 CommandSpec examineCommand() {
-  return makeCommand<SelectArgs, parse<true>, execute>("EXAMINE", kAfterLogin, kExclusive);
+  return makeCommand<SelectArgs, parseSelect<true>, executeSelect>("EXAMINE", kAfterLogin,
+                                                                   kExclusive);
 }
 
 }  // namespace darius::imapd

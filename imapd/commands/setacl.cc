@@ -25,7 +25,7 @@ struct SetaclArgs {
   mailbox::RightsChange change;
 };
 
-base::Result<SetaclArgs> parse(ArgParser& p) {
+base::Result<SetaclArgs> parseSetAcl(ArgParser& p) {
   SetaclArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -39,7 +39,7 @@ base::Result<SetaclArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, SetaclArgs args) {
+asio::awaitable<Reply> executeSetAcl(Session& session, SetaclArgs args) {
   auto target = aclMailbox(session, args.mailbox, mailbox::right::kAdmin);
   if (!target.ok()) co_return replyFor(session, target.status(), "SETACL");
   IdentifierOrReply id = aclIdentifier(session, args.identifier, target->access.name);
@@ -63,7 +63,7 @@ asio::awaitable<Reply> execute(Session& session, SetaclArgs args) {
 }  // namespace
 
 CommandSpec setaclCommand() {
-  return makeCommand<SetaclArgs, parse, execute>("SETACL", kAfterLogin);
+  return makeCommand<SetaclArgs, parseSetAcl, executeSetAcl>("SETACL", kAfterLogin);
 }
 
 }  // namespace darius::imapd

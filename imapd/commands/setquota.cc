@@ -20,7 +20,7 @@ struct SetquotaArgs {
   std::string unknown;  // the first resource name we do not have, for the NO
 };
 
-base::Result<SetquotaArgs> parse(ArgParser& p) {
+base::Result<SetquotaArgs> parseSetQuota(ArgParser& p) {
   SetquotaArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.root, p.mailbox());  // quota-root-name = astring
@@ -49,7 +49,7 @@ base::Result<SetquotaArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, SetquotaArgs args) {
+asio::awaitable<Reply> executeSetQuota(Session& session, SetquotaArgs args) {
   auto root = quotaRootName(session, args.root);
   if (!root.ok() || !session.administers(root->domain())) {
     co_return Reply::no("SETQUOTA: only an administrator may set quotas", "NOPERM");
@@ -74,7 +74,7 @@ asio::awaitable<Reply> execute(Session& session, SetquotaArgs args) {
 }  // namespace
 
 CommandSpec setquotaCommand() {
-  return makeCommand<SetquotaArgs, parse, execute>("SETQUOTA", kAfterLogin);
+  return makeCommand<SetquotaArgs, parseSetQuota, executeSetQuota>("SETQUOTA", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -39,14 +39,14 @@ struct SortCommandArgs {
 };
 
 template <bool kUid>
-base::Result<SortCommandArgs> parse(ArgParser& p) {
+base::Result<SortCommandArgs> parseSortCommand(ArgParser& p) {
   SortCommandArgs a;
   a.tag = commandTag(p);
   DARIUS_ASSIGN_OR_RETURN(a.args, sort::parseSortArgs(p, kUid));
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, SortCommandArgs command) {
+asio::awaitable<Reply> executeSort(Session& session, SortCommandArgs command) {
   SelectedMailbox& sel = *session.selected();
   const search::SearchArgs& args = command.args.search;
   const std::string_view name = args.by_uid ? "UID SORT" : "SORT";
@@ -94,11 +94,12 @@ asio::awaitable<Reply> execute(Session& session, SortCommandArgs command) {
 }  // namespace
 
 CommandSpec sortCommand() {
-  return makeCommand<SortCommandArgs, parse<false>, execute>("SORT", stateBit(State::kSelected));
+  return makeCommand<SortCommandArgs, parseSortCommand<false>, executeSort>(
+      "SORT", stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidSort(ArgParser& p) {
-  return internal::parseAndBind<SortCommandArgs, parse<true>, execute>(p);
+  return internal::parseAndBind<SortCommandArgs, parseSortCommand<true>, executeSort>(p);
 }
 
 }  // namespace darius::imapd

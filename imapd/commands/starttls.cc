@@ -21,7 +21,7 @@ asio::awaitable<void> upgrade(Session& session) {
   log::info(session.logContext(), "STARTTLS: {}", session.connection().tlsDescription());
 }
 
-asio::awaitable<Reply> execute(Session& session, NoArgs) {
+asio::awaitable<Reply> executeStartTls(Session& session, NoArgs) {
   if (session.connection().tlsActive()) co_return Reply::bad("TLS is already active");
   if (!session.settings().starttls_available || !session.connection().canStartTls()) {
     co_return Reply::bad("STARTTLS is not available");
@@ -34,7 +34,8 @@ asio::awaitable<Reply> execute(Session& session, NoArgs) {
 }  // namespace
 
 CommandSpec starttlsCommand() {
-  return makeCommand<NoArgs, parseNoArgs, execute>("STARTTLS", kNotAuthenticatedOnly, kExclusive);
+  return makeCommand<NoArgs, parseNoArgs, executeStartTls>("STARTTLS", kNotAuthenticatedOnly,
+                                                           kExclusive);
 }
 
 }  // namespace darius::imapd

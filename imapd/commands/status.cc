@@ -17,7 +17,7 @@ struct StatusArgs {
   std::vector<StatusItem> items;
 };
 
-base::Result<StatusArgs> parse(ArgParser& p) {
+base::Result<StatusArgs> parseStatus(ArgParser& p) {
   StatusArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -32,7 +32,7 @@ base::Result<StatusArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
+asio::awaitable<Reply> executeStatus(Session& session, StatusArgs args) {
   // The reserved areas (docs/design/expunge.md): a view's own counts.
   auto area = areaNameOf(session, args.mailbox);
   if (!area.ok()) co_return noSuchMailbox();
@@ -72,7 +72,7 @@ asio::awaitable<Reply> execute(Session& session, StatusArgs args) {
 }  // namespace
 
 CommandSpec statusCommand() {
-  return makeCommand<StatusArgs, parse, execute>("STATUS", kAfterLogin);
+  return makeCommand<StatusArgs, parseStatus, executeStatus>("STATUS", kAfterLogin);
 }
 
 }  // namespace darius::imapd

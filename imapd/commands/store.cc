@@ -58,8 +58,8 @@ base::Result<StoreArgs> parseArgs(ArgParser& p, bool by_uid) {
   return a;
 }
 
-base::Result<StoreArgs> parsePlain(ArgParser& p) { return parseArgs(p, false); }
-base::Result<StoreArgs> parseUid(ArgParser& p) { return parseArgs(p, true); }
+base::Result<StoreArgs> parseStore(ArgParser& p) { return parseArgs(p, false); }
+base::Result<StoreArgs> parseUidStoreArgs(ArgParser& p) { return parseArgs(p, true); }
 
 uint32_t systemBit(proto::SystemFlag f) {
   switch (f) {
@@ -117,7 +117,7 @@ asio::awaitable<base::Result<std::vector<mailbox::FlagResult>>> storeUserSeen(
   co_return out;
 }
 
-asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
+asio::awaitable<Reply> executeStore(Session& session, StoreArgs args) {
   SelectedMailbox& sel = *session.selected();
   Reply held;
   held.hold_expunges = !args.by_uid;
@@ -261,11 +261,11 @@ asio::awaitable<Reply> execute(Session& session, StoreArgs args) {
 }  // namespace
 
 CommandSpec storeCommand() {
-  return makeCommand<StoreArgs, parsePlain, execute>("STORE", stateBit(State::kSelected));
+  return makeCommand<StoreArgs, parseStore, executeStore>("STORE", stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidStore(ArgParser& p) {
-  return internal::parseAndBind<StoreArgs, parseUid, execute>(p);
+  return internal::parseAndBind<StoreArgs, parseUidStoreArgs, executeStore>(p);
 }
 
 }  // namespace darius::imapd

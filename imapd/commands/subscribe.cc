@@ -13,7 +13,7 @@ struct SubscribeArgs {
   std::string mailbox;
 };
 
-base::Result<SubscribeArgs> parse(ArgParser& p) {
+base::Result<SubscribeArgs> parseSubscribe(ArgParser& p) {
   SubscribeArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(a.mailbox, p.mailbox());
@@ -47,11 +47,11 @@ asio::awaitable<Reply> executeUnsubscribe(Session& session, SubscribeArgs args) 
 }  // namespace
 
 CommandSpec subscribeCommand() {
-  return makeCommand<SubscribeArgs, parse, executeSubscribe>("SUBSCRIBE", kAfterLogin);
+  return makeCommand<SubscribeArgs, parseSubscribe, executeSubscribe>("SUBSCRIBE", kAfterLogin);
 }
 
 CommandSpec unsubscribeCommand() {
-  return makeCommand<SubscribeArgs, parse, executeUnsubscribe>("UNSUBSCRIBE", kAfterLogin);
+  return makeCommand<SubscribeArgs, parseSubscribe, executeUnsubscribe>("UNSUBSCRIBE", kAfterLogin);
 }
 
 }  // namespace darius::imapd

@@ -37,7 +37,7 @@ struct ThreadCommandArgs {
 };
 
 template <bool kUid>
-base::Result<ThreadCommandArgs> parse(ArgParser& p) {
+base::Result<ThreadCommandArgs> parseThreadCommand(ArgParser& p) {
   ThreadCommandArgs a;
   DARIUS_RETURN_IF_ERROR(p.space());
   auto alg = p.atom();
@@ -71,7 +71,7 @@ base::Result<ThreadCommandArgs> parse(ArgParser& p) {
   return a;
 }
 
-asio::awaitable<Reply> execute(Session& session, ThreadCommandArgs command) {
+asio::awaitable<Reply> executeThread(Session& session, ThreadCommandArgs command) {
   SelectedMailbox& sel = *session.selected();
   const search::SearchArgs& args = command.search;
   auto finish = [&](Reply r) {
@@ -120,12 +120,12 @@ asio::awaitable<Reply> execute(Session& session, ThreadCommandArgs command) {
 }  // namespace
 
 CommandSpec threadCommand() {
-  return makeCommand<ThreadCommandArgs, parse<false>, execute>("THREAD",
+  return makeCommand<ThreadCommandArgs, parseThreadCommand<false>, executeThread>("THREAD",
                                                               stateBit(State::kSelected));
 }
 
 base::Result<std::unique_ptr<PreparedCommand>> parseUidThread(ArgParser& p) {
-  return internal::parseAndBind<ThreadCommandArgs, parse<true>, execute>(p);
+  return internal::parseAndBind<ThreadCommandArgs, parseThreadCommand<true>, executeThread>(p);
 }
 
 }  // namespace darius::imapd

@@ -24,7 +24,7 @@ constexpr UidForm kForms[] = {
     {"THREAD", parseUidThread},
 };
 
-base::Result<std::unique_ptr<PreparedCommand>> parse(ArgParser& p) {
+base::Result<std::unique_ptr<PreparedCommand>> parseUidCommand(ArgParser& p) {
   DARIUS_RETURN_IF_ERROR(p.space());
   DARIUS_ASSIGN_OR_RETURN(std::string_view word, p.atom());
   std::string upper = proto::asciiUpper(word);
@@ -41,7 +41,7 @@ base::Result<std::unique_ptr<PreparedCommand>> parse(ArgParser& p) {
 }  // namespace
 
 CommandSpec uidCommand() {
-  return CommandSpec{"UID", stateBit(State::kSelected), kNoFlags, &parse};
+  return CommandSpec{"UID", stateBit(State::kSelected), kNoFlags, &parseUidCommand};
 }
 
 }  // namespace darius::imapd

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace darius::imapd::fetch {
-namespace {
+namespace fetch_args_test {
 
 using Text = mime::SectionSpec::Text;
 
@@ -315,5 +315,5 @@ TEST(FetchArgs, FormatSection) {
   EXPECT_EQ(formatSection(s), "HEADER.FIELDS.NOT (Received \"X-Odd(1)\")");
 }
 
-}  // namespace
+}  // namespace fetch_args_test
 }  // namespace darius::imapd::fetch

@@ -14,17 +14,17 @@ using Text = mime::SectionSpec::Text;
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kNoChild = UINT32_MAX;
 constexpr uint8_t kMultipart = 1;  // SectionRecord::kind, lib/mime's PartKind
 constexpr uint8_t kMessage = 2;
 
-// The n-th (1-based) child of parts[idx], or kNone. At most parts.size() steps, so neither a
+// The n-th (1-based) child of parts[idx], or kNoChild. At most parts.size() steps, so neither a
 // huge n nor a damaged sibling chain can make it loop long.
 uint32_t nthChild(const Parts& parts, uint32_t idx, uint32_t n) {
   uint32_t c = parts[idx].first_child;
   size_t steps = 0;
-  for (uint32_t k = 1; c != kNone && k < n; ++k) {
-    if (++steps > parts.size()) return kNone;
+  for (uint32_t k = 1; c != kNoChild && k < n; ++k) {
+    if (++steps > parts.size()) return kNoChild;
     c = parts[c].next_sibling;
   }
   return c;
@@ -34,7 +34,7 @@ uint32_t nthChild(const Parts& parts, uint32_t idx, uint32_t n) {
 // message itself is its only part, 1.
 uint32_t partOfMessage(const Parts& parts, uint32_t msg, uint32_t n) {
   if (parts[msg].kind == kMultipart) return nthChild(parts, msg, n);
-  return n == 1 ? msg : kNone;
+  return n == 1 ? msg : kNoChild;
 }
 
 SectionTarget bytes(SectionTarget::Kind kind, uint64_t offset, uint64_t size, uint32_t part,
@@ -55,15 +55,15 @@ std::optional<uint32_t> resolvePart(const Parts& parts, std::span<const uint32_t
   bool in_message = true;  // `cur` is a message whose numbering applies to the next number
   for (uint32_t n : path) {
     const mailbox::SectionRecord& p = parts[cur];
-    uint32_t next = kNone;
+    uint32_t next = kNoChild;
     if (in_message) {
       next = partOfMessage(parts, cur, n);
     } else if (p.kind == kMultipart) {
       next = nthChild(parts, cur, n);
-    } else if (p.kind == kMessage && p.first_child != kNone) {
+    } else if (p.kind == kMessage && p.first_child != kNoChild) {
       next = partOfMessage(parts, p.first_child, n);
     }
-    if (next == kNone) return std::nullopt;
+    if (next == kNoChild) return std::nullopt;
     cur = next;
     in_message = false;
   }
@@ -89,7 +89,7 @@ SectionTarget locateSection(const Parts& parts, const mime::SectionSpec& spec,
   if (!spec.path.empty()) {
     // HEADER and TEXT of a numbered part: only of a message/rfc822 part, meaning the
     // encapsulated message (RFC 9051 §6.4.5.1).
-    if (parts[i].kind != kMessage || parts[i].first_child == kNone) return SectionTarget{};
+    if (parts[i].kind != kMessage || parts[i].first_child == kNoChild) return SectionTarget{};
     i = parts[i].first_child;
   }
   const mailbox::SectionRecord& p = parts[i];

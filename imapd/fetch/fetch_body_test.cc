@@ -16,7 +16,7 @@
 #include "mailbox/store.h"
 
 namespace darius::imapd::fetch {
-namespace {
+namespace fetch_body_test {
 
 namespace fs = std::filesystem;
 using Text = mime::SectionSpec::Text;
@@ -338,5 +338,5 @@ TEST_F(FetchBodyStoreTest, ReadsPastTheEndFail) {
   EXPECT_FALSE(MessageFile::open(tmp_->file("no-such-file")).ok());
 }
 
-}  // namespace
+}  // namespace fetch_body_test
 }  // namespace darius::imapd::fetch

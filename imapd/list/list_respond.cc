@@ -23,8 +23,6 @@ namespace {
 // mailbox, so a batch bounds both the latency of the first line and the memory held.
 constexpr size_t kStatusBatch = 64;
 
-bool utf8Names(const Session& session) { return session.isEnabled("UTF8=ACCEPT"); }
-
 // The client's spelling of a name or pattern -> UTF-8; nullopt if it does not decode.
 std::optional<std::string> decodeName(const Session& session, std::string_view wire) {
   if (utf8Names(session)) return std::string(wire);

@@ -21,7 +21,7 @@
 #include "mailbox/store.h"
 
 namespace darius::imapd::search {
-namespace {
+namespace search_corpus_test {
 
 namespace fs = std::filesystem;
 using mailbox::decodedFieldValues;
@@ -208,5 +208,5 @@ TEST_F(CorpusSearch, WhatAMessageSaysIsFound) {
   EXPECT_GT(checked_bodies, 200u);
 }
 
-}  // namespace
+}  // namespace search_corpus_test
 }  // namespace darius::imapd::search

@@ -8,12 +8,14 @@
 namespace darius::imapd::search {
 namespace {
 
-uint32_t numberOf(const SearchArgs& args, const SearchMatch& m) { return args.by_uid ? m.uid : m.msn; }
+uint32_t searchNumberOf(const SearchArgs& args, const SearchMatch& m) {
+  return args.by_uid ? m.uid : m.msn;
+}
 
-std::string setOf(const SearchArgs& args, std::span<const SearchMatch> matches) {
+std::string searchSetOf(const SearchArgs& args, std::span<const SearchMatch> matches) {
   std::vector<proto::SeqRange> ranges;
   for (const SearchMatch& m : matches) {
-    uint32_t n = numberOf(args, m);
+    uint32_t n = searchNumberOf(args, m);
     if (!ranges.empty() && ranges.back().last + 1 == n) {
       ranges.back().last = n;
     } else {
@@ -24,7 +26,7 @@ std::string setOf(const SearchArgs& args, std::span<const SearchMatch> matches) 
   return set.ok() ? set->format() : std::string();
 }
 
-uint64_t highestModseq(const std::vector<SearchMatch>& matches) {
+uint64_t highestModseqOf(const std::vector<SearchMatch>& matches) {
   uint64_t h = 0;
   for (const SearchMatch& m : matches) h = std::max(h, m.modseq);
   return h;
@@ -68,10 +70,10 @@ std::string formatSearchResponse(const SearchArgs& args, const ResponseStyle& st
     out.reserve(9 + matches.size() * 6);
     for (const SearchMatch& m : matches) {
       out += ' ';
-      out += std::to_string(numberOf(args, m));
+      out += std::to_string(searchNumberOf(args, m));
     }
     if (args.uses_modseq && !matches.empty()) {
-      out += " (MODSEQ " + std::to_string(highestModseq(matches)) + ")";
+      out += " (MODSEQ " + std::to_string(highestModseqOf(matches)) + ")";
     }
     out += "\r\n";
     return out;
@@ -85,18 +87,18 @@ std::string formatSearchResponse(const SearchArgs& args, const ResponseStyle& st
   std::string out = "* ESEARCH (TAG " + proto::quoteString(style.tag) + ")";
   if (args.by_uid) out += " UID";
   if (!matches.empty()) {
-    if (r.min) out += " MIN " + std::to_string(numberOf(args, matches.front()));
-    if (r.max) out += " MAX " + std::to_string(numberOf(args, matches.back()));
+    if (r.min) out += " MIN " + std::to_string(searchNumberOf(args, matches.front()));
+    if (r.max) out += " MAX " + std::to_string(searchNumberOf(args, matches.back()));
   }
   if (r.count) out += " COUNT " + std::to_string(matches.size());
-  if (r.all && !matches.empty()) out += " ALL " + setOf(args, matches);
+  if (r.all && !matches.empty()) out += " ALL " + searchSetOf(args, matches);
   if (r.partial) {
     Window w = partialWindow(*r.partial, matches.size());
     out += " PARTIAL (" + formatPartialRange(*r.partial) + " ";
     if (w.empty()) {
       out += "NIL";
     } else {
-      out += setOf(args, std::span(matches).subspan(w.begin, w.end - w.begin));
+      out += searchSetOf(args, std::span(matches).subspan(w.begin, w.end - w.begin));
     }
     out += ")";
   }
@@ -108,7 +110,7 @@ std::string formatSearchResponse(const SearchArgs& args, const ResponseStyle& st
     } else if (!r.all && !r.count && r.min && r.max) {
       modseq = std::max(matches.front().modseq, matches.back().modseq);
     } else {
-      modseq = highestModseq(matches);
+      modseq = highestModseqOf(matches);
     }
     out += " MODSEQ " + std::to_string(modseq);
   }

@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace darius::imapd::thread {
-namespace {
+namespace message_ids_test {
 
 using Ids = std::vector<std::string>;
 
@@ -60,5 +60,5 @@ TEST(MessageIds, ReferencesBeforeInReplyTo) {
   EXPECT_EQ(threadReferences(std::nullopt, std::nullopt), Ids{});
 }
 
-}  // namespace
+}  // namespace message_ids_test
 }  // namespace darius::imapd::thread

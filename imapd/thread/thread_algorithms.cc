@@ -8,7 +8,7 @@
 namespace darius::imapd::thread {
 namespace {
 
-constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kNoParent = std::numeric_limits<uint32_t>::max();
 
 // The order of RFC 5256 §2.2: sent date, then mailbox order.
 struct Key {
@@ -42,7 +42,7 @@ class Forest {
   uint32_t add(const ThreadMessage* m) {
     tree_.nodes.push_back(ThreadNode{m != nullptr ? m->id : 0, {}});
     message_.push_back(m);
-    parent_.push_back(kNone);
+    parent_.push_back(kNoParent);
     return static_cast<uint32_t>(tree_.nodes.size() - 1);
   }
 
@@ -60,7 +60,7 @@ class Forest {
   // A child without children of its own (the usual case: a message just met) needs no walk.
   bool wouldLoop(uint32_t parent, uint32_t child) const {
     if (tree_.nodes[child].children.empty()) return parent == child;
-    for (uint32_t x = parent; x != kNone; x = parent_[x]) {
+    for (uint32_t x = parent; x != kNoParent; x = parent_[x]) {
       if (x == child) return true;
     }
     return false;
@@ -71,10 +71,10 @@ class Forest {
   }
   void unlink(uint32_t child) {
     uint32_t p = parent_[child];
-    if (p == kNone) return;
+    if (p == kNoParent) return;
     auto& k = kids(p);
     k.erase(std::find(k.begin(), k.end(), child));
-    parent_[child] = kNone;
+    parent_[child] = kNoParent;
   }
 
   // The sort key of a node: its message's, or for a dummy its first child's (§3 steps 4, 6).
@@ -151,7 +151,7 @@ void linkAndPrune(Forest& f, const std::vector<const ThreadMessage*>& messages) 
     // (References may have been truncated) or the link would make a loop.
     for (size_t i = 0; i + 1 < refs.size(); ++i) {
       uint32_t parent = refs[i], child = refs[i + 1];
-      if (f.parent(child) != kNone || f.wouldLoop(parent, child)) continue;
+      if (f.parent(child) != kNoParent || f.wouldLoop(parent, child)) continue;
       f.link(parent, child);
     }
     // 1.B: the last reference is the parent; an older link (from another message's truncated
@@ -164,7 +164,7 @@ void linkAndPrune(Forest& f, const std::vector<const ThreadMessage*>& messages) 
   // 2: the parentless containers are the threads.
   ThreadTree& t = f.tree();
   for (uint32_t n = 0; n < t.nodes.size(); ++n) {
-    if (f.parent(n) == kNone) t.roots.push_back(n);
+    if (f.parent(n) == kNoParent) t.roots.push_back(n);
   }
 
   // 3: dummies go; their children take their place, except that several children do not
@@ -230,7 +230,7 @@ void groupBySubject(Forest& f) {
   for (size_t i = 0; i < roots.size(); ++i) slot[roots[i]] = i;
   for (size_t i = 0; i < roots.size(); ++i) {
     uint32_t cur = roots[i];
-    if (cur == kNone) continue;
+    if (cur == kNoParent) continue;
     std::string_view subject = threadSubject(cur);
     if (subject.empty()) continue;
     auto it = table.find(subject);
@@ -255,9 +255,9 @@ void groupBySubject(Forest& f) {
       // The string view keys point into messages, which outlive the table; the dummy's
       // subject is its first child's, the same string.
     }
-    roots[i] = kNone;
+    roots[i] = kNoParent;
   }
-  roots.erase(std::remove(roots.begin(), roots.end(), kNone), roots.end());
+  roots.erase(std::remove(roots.begin(), roots.end(), kNoParent), roots.end());
 }
 
 }  // namespace

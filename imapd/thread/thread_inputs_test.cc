@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace darius::imapd::thread {
-namespace {
+namespace thread_inputs_test {
 
 using Ids = std::vector<std::string>;
 
@@ -34,5 +34,5 @@ TEST(ThreadInputs, MissingFieldsFallBack) {
   EXPECT_EQ(m.sent_date, 12345);  // the internal date
 }
 
-}  // namespace
+}  // namespace thread_inputs_test
 }  // namespace darius::imapd::thread

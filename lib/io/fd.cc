@@ -17,7 +17,7 @@ using base::Status;
 
 namespace {
 
-std::string what(std::string_view op, std::string_view path) {
+std::string failedOp(std::string_view op, std::string_view path) {
   std::string s(op);
   s += ' ';
   s += path;
@@ -46,7 +46,7 @@ Status UniqueFd::close() {
 
 Result<UniqueFd> openFile(const std::string& path, int flags, mode_t mode) {
   int fd = retryOnEintr([&] { return ::open(path.c_str(), flags | O_CLOEXEC, mode); });
-  if (fd < 0) return Status::fromErrno(errno, what("open", path));
+  if (fd < 0) return Status::fromErrno(errno, failedOp("open", path));
   return UniqueFd(fd);
 }
 
@@ -152,7 +152,7 @@ Result<bool> isDir(const std::string& path) {
   struct stat st;
   if (retryOnEintr([&] { return ::stat(path.c_str(), &st); }) != 0) {
     if (errno == ENOENT) return false;
-    return Status::fromErrno(errno, what("stat", path));
+    return Status::fromErrno(errno, failedOp("stat", path));
   }
   if (!S_ISDIR(st.st_mode)) return Status::exists(path + " exists and is not a directory");
   return true;
@@ -178,7 +178,7 @@ Status makeDirs(const std::string& path, mode_t mode) {
     // EEXIST is the usual reason; but mkdir may also say EACCES or EROFS for a directory that
     // exists where we may not write, so ask stat what is really there.
     DARIUS_ASSIGN_OR_RETURN(bool there, isDir(prefix));
-    if (!there) return Status::fromErrno(err, what("mkdir", prefix));
+    if (!there) return Status::fromErrno(err, failedOp("mkdir", prefix));
   }
   for (const std::string& dir : created) DARIUS_RETURN_IF_ERROR(fsyncDir(parentDir(dir)));
   return Status::ok();

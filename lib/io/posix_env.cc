@@ -21,7 +21,7 @@ namespace darius::io {
 
 namespace {
 
-std::string what(std::string_view op, const std::string& path) {
+std::string envFailedOp(std::string_view op, const std::string& path) {
   std::string s(op);
   s += ' ';
   s += path;
@@ -29,7 +29,7 @@ std::string what(std::string_view op, const std::string& path) {
 }
 
 Status errnoStatus(std::string_view op, const std::string& path) {
-  return Status::fromErrno(errno, what(op, path));
+  return Status::fromErrno(errno, envFailedOp(op, path));
 }
 
 class PosixWritableFile final : public WritableFile {

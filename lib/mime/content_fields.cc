@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "lib/base/digits.h"
 #include "lib/mime/charset.h"
 #include "lib/mime/lexer.h"
 #include "lib/mime/rfc2047.h"
@@ -17,20 +18,14 @@ struct RawParam {
   std::string value;
 };
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string percentDecode(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hexValue(s[i + 1]) >= 0 &&
-        hexValue(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hexValue(s[i + 1]) * 16 + hexValue(s[i + 2])));
+    if (s[i] == '%' && i + 2 < s.size() && base::hexDigitValue(s[i + 1]) >= 0 &&
+        base::hexDigitValue(s[i + 2]) >= 0) {
+      out.push_back(
+          static_cast<char>(base::hexDigitValue(s[i + 1]) * 16 + base::hexDigitValue(s[i + 2])));
       i += 2;
     } else {
       out.push_back(s[i]);

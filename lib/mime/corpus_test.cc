@@ -15,7 +15,7 @@
 #include "lib/mime/mime_test_util.h"
 
 namespace darius::mime {
-namespace {
+namespace corpus_test {
 
 namespace fs = std::filesystem;
 using testing::checkInvariants;
@@ -69,5 +69,5 @@ TEST(Corpus, SharedCorpusMatchesReviewedOutput) {
   }
 }
 
-}  // namespace
+}  // namespace corpus_test
 }  // namespace darius::mime

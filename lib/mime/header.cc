@@ -9,15 +9,15 @@ namespace {
 
 // One line of a block: [start, content_end) is the text without its line end, [start, next)
 // the whole line. A line end is LF, optionally preceded by CR.
-struct Line {
+struct HeaderLine {
   size_t start = 0;
   size_t content_end = 0;
   size_t next = 0;
   bool empty() const { return content_end == start; }
 };
 
-Line lineAt(std::string_view s, size_t pos) {
-  Line l;
+HeaderLine lineAt(std::string_view s, size_t pos) {
+  HeaderLine l;
   l.start = pos;
   size_t nl = s.find('\n', pos);
   if (nl == std::string_view::npos) {
@@ -43,7 +43,7 @@ bool validFieldName(std::string_view name) {
 size_t blankLineStart(std::string_view data) {
   size_t pos = 0;
   while (pos < data.size()) {
-    Line l = lineAt(data, pos);
+    HeaderLine l = lineAt(data, pos);
     if (l.empty() && l.next > l.start) return l.start;
     pos = l.next;
   }
@@ -64,7 +64,7 @@ std::vector<HeaderField> parseHeaderFields(std::string_view block, size_t max_by
   };
   size_t pos = 0;
   while (pos < block.size()) {
-    Line l = lineAt(block, pos);
+    HeaderLine l = lineAt(block, pos);
     if (l.empty()) break;  // the blank line that ends the header (or the end of a last line)
     if (isWsp(block[l.start])) {
       if (in_field) {

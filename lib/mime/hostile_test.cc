@@ -11,7 +11,7 @@
 #include "lib/mime/section.h"
 
 namespace darius::mime {
-namespace {
+namespace hostile_test {
 
 using testing::checkInvariants;
 using testing::isBalancedImap;
@@ -209,5 +209,5 @@ TEST(Hostile, RandomSplicesOfMimeSyntax) {
   }
 }
 
-}  // namespace
+}  // namespace hostile_test
 }  // namespace darius::mime

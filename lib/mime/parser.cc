@@ -9,7 +9,7 @@
 namespace darius::mime {
 namespace {
 
-struct Line {
+struct BodyLine {
   size_t start = 0;
   size_t content_end = 0;  // line end excluded
   size_t next = 0;         // start of the next line
@@ -19,7 +19,7 @@ struct Line {
 // the close delimiter; the rest of the line is ignored (the RFC's note to implementors:
 // comparing the beginning of the line is enough).
 struct Delimiter {
-  Line line;
+  BodyLine line;
   size_t level = 0;  // index of the boundary in the active stack
   bool close = false;
 };
@@ -37,8 +37,8 @@ class TreeBuilder {
   void run() { entity(kNoPart, 0, 0, /*is_message=*/true, /*in_digest=*/false); }
 
  private:
-  Line lineAt(size_t pos) const {
-    Line l;
+  BodyLine lineAt(size_t pos) const {
+    BodyLine l;
     l.start = pos;
     size_t nl = d_.find('\n', pos);
     if (nl == std::string_view::npos) {
@@ -52,7 +52,7 @@ class TreeBuilder {
 
   // Whether `l` is a delimiter of an active boundary; the longest match wins, the innermost
   // among equals (a boundary reused by a nested multipart then closes the inner one first).
-  bool delimiterAt(const Line& l, Delimiter* out) const {
+  bool delimiterAt(const BodyLine& l, Delimiter* out) const {
     if (bounds_.empty() || l.content_end - l.start < 2 || d_[l.start] != '-' ||
         d_[l.start + 1] != '-') {
       return false;
@@ -79,7 +79,7 @@ class TreeBuilder {
     if (bounds_.empty()) return std::nullopt;
     Delimiter delim;
     while (pos < d_.size()) {
-      Line l = lineAt(pos);
+      BodyLine l = lineAt(pos);
       if (delimiterAt(l, &delim)) return delim;
       pos = l.next;
     }
@@ -133,7 +133,7 @@ class TreeBuilder {
     std::optional<Delimiter> delim;
     size_t header_end = d_.size();
     while (pos < d_.size()) {
-      Line l = lineAt(pos);
+      BodyLine l = lineAt(pos);
       if (l.content_end == l.start) {
         header_end = body_start = l.next;
         break;

@@ -3,28 +3,13 @@
 #include <optional>
 #include <vector>
 
+#include "lib/base/digits.h"
 #include "lib/base/utf8.h"
 #include "lib/mime/charset.h"
 #include "lib/mime/lexer.h"
 
 namespace darius::mime {
 namespace {
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-int base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
 
 // One encoded word found at a position of the text.
 struct EncodedWord {
@@ -108,7 +93,7 @@ std::string decodeBase64Lenient(std::string_view text) {
   int bits = 0;
   for (char c : text) {
     if (c == '=') break;
-    int v = base64Value(c);
+    int v = base::base64DigitValue(c);
     if (v < 0) continue;
     acc = (acc << 6) | static_cast<uint32_t>(v);
     bits += 6;
@@ -127,9 +112,10 @@ std::string decodeQEncoding(std::string_view text) {
     char c = text[i];
     if (c == '_') {
       out.push_back(' ');
-    } else if (c == '=' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
-               hexValue(text[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2])));
+    } else if (c == '=' && i + 2 < text.size() && base::hexDigitValue(text[i + 1]) >= 0 &&
+               base::hexDigitValue(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(base::hexDigitValue(text[i + 1]) * 16 +
+                                      base::hexDigitValue(text[i + 2])));
       i += 2;
     } else {
       out.push_back(c);

@@ -2,26 +2,9 @@
 
 #include <cstdint>
 
+#include "lib/base/digits.h"
+
 namespace darius::mime {
-namespace {
-
-int base64Value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::string decodeBase64Body(std::string_view in) {
   std::string out;
@@ -35,7 +18,7 @@ std::string decodeBase64Body(std::string_view in) {
       bits = 0;
       continue;
     }
-    int v = base64Value(static_cast<unsigned char>(ch));
+    int v = base::base64DigitValue(ch);
     if (v < 0) continue;
     acc = ((acc << 6) | static_cast<uint32_t>(v)) & 0xffffff;
     bits += 6;
@@ -66,8 +49,10 @@ std::string decodeQuotedPrintable(std::string_view in) {
         out.push_back(c);
       } else if (k + 1 == end) {
         soft = true;  // "=" at the end of a line: a soft line break
-      } else if (k + 2 < end && hexValue(in[k + 1]) >= 0 && hexValue(in[k + 2]) >= 0) {
-        out.push_back(static_cast<char>(hexValue(in[k + 1]) * 16 + hexValue(in[k + 2])));
+      } else if (k + 2 < end && base::hexDigitValue(in[k + 1]) >= 0 &&
+                 base::hexDigitValue(in[k + 2]) >= 0) {
+        out.push_back(static_cast<char>(base::hexDigitValue(in[k + 1]) * 16 +
+                                        base::hexDigitValue(in[k + 2])));
         k += 2;
       } else {
         out.push_back(c);  // a stray "=" is kept (RFC 2045 §6.7, note 4)

@@ -1,6 +1,6 @@
 #include "lib/net/connection.h"
 
-#include <asio/experimental/as_tuple.hpp>
+#include "lib/net/as_tuple_token.h"
 
 namespace darius::net {
 
@@ -8,7 +8,6 @@ using base::Result;
 using base::Status;
 
 namespace {
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr const char* kEvicted = "closed to make room for a newer connection (connection limit)";
 }  // namespace
@@ -124,7 +123,7 @@ asio::awaitable<Status> Connection::fill() {
   // same packet as its handshake Finished), which a socket wait would never see; a TLS stream
   // keeps ~34 KiB of its own buffers anyway.
   if (!tls_stream_) {
-    std::tie(ec) = co_await lowest().async_wait(Socket::wait_read, kTuple);
+    std::tie(ec) = co_await lowest().async_wait(Socket::wait_read, kAsTuple);
   }
   size_t n = 0;
   std::unique_ptr<char[]> buf;
@@ -132,9 +131,10 @@ asio::awaitable<Status> Connection::fill() {
     buf.reset(new char[kReadChunk]);
     if (tls_stream_) {
       std::tie(ec, n) =
-          co_await tls_stream_->async_read_some(asio::buffer(buf.get(), kReadChunk), kTuple);
+          co_await tls_stream_->async_read_some(asio::buffer(buf.get(), kReadChunk), kAsTuple);
     } else {
-      std::tie(ec, n) = co_await socket_.async_read_some(asio::buffer(buf.get(), kReadChunk), kTuple);
+      std::tie(ec, n) =
+          co_await socket_.async_read_some(asio::buffer(buf.get(), kReadChunk), kAsTuple);
     }
   }
   disarmTimer();
@@ -174,7 +174,7 @@ asio::awaitable<Status> Connection::waitReadable() {
   }
   armTimer();
   waiting_for_peer_ = true;
-  auto [ec] = co_await lowest().async_wait(Socket::wait_read, kTuple);
+  auto [ec] = co_await lowest().async_wait(Socket::wait_read, kAsTuple);
   waiting_for_peer_ = false;
   disarmTimer();
   waiting_between_commands_ = false;
@@ -206,9 +206,10 @@ asio::awaitable<Status> Connection::flush() {
   armTimer();
   std::error_code ec;
   if (tls_stream_) {
-    std::tie(ec, std::ignore) = co_await asio::async_write(*tls_stream_, asio::buffer(data), kTuple);
+    std::tie(ec, std::ignore) =
+        co_await asio::async_write(*tls_stream_, asio::buffer(data), kAsTuple);
   } else {
-    std::tie(ec, std::ignore) = co_await asio::async_write(socket_, asio::buffer(data), kTuple);
+    std::tie(ec, std::ignore) = co_await asio::async_write(socket_, asio::buffer(data), kAsTuple);
   }
   disarmTimer();
   if (ec) co_return readError(ec).withContext("write");
@@ -220,7 +221,7 @@ asio::awaitable<Status> Connection::handshake() {
   tls_stream_.emplace(std::move(socket_), *tls_ctx_);
   armTimer();
   waiting_for_peer_ = true;
-  auto [ec] = co_await tls_stream_->async_handshake(asio::ssl::stream_base::server, kTuple);
+  auto [ec] = co_await tls_stream_->async_handshake(asio::ssl::stream_base::server, kAsTuple);
   waiting_for_peer_ = false;
   disarmTimer();
   if (ec && evicted_) co_return Status::temporary(kEvicted);
@@ -252,7 +253,7 @@ asio::awaitable<void> Connection::gracefulClose() {
     auto saved = timeout_;
     timeout_ = std::chrono::milliseconds(1000);
     armTimer();
-    auto [ec] = co_await tls_stream_->async_shutdown(kTuple);
+    auto [ec] = co_await tls_stream_->async_shutdown(kAsTuple);
     (void)ec;  // eof, truncation or a timeout: the connection is going away either way
     disarmTimer();
     timeout_ = saved;

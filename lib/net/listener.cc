@@ -1,14 +1,13 @@
 #include "lib/net/listener.h"
 
-#include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 
-#include <asio/experimental/as_tuple.hpp>
-
 #include "lib/log/log.h"
+#include "lib/net/as_tuple_token.h"
 
 namespace darius::net {
 
@@ -16,7 +15,6 @@ using base::Result;
 using base::Status;
 
 namespace {
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 
 PeerInfo peerOf(Socket& s) {
   std::error_code ec;
@@ -157,13 +155,13 @@ void Listener::stop() {
 
 asio::awaitable<void> Listener::acceptLoop() {
   while (acceptor_.is_open()) {
-    auto [ec, socket] = co_await acceptor_.async_accept(asio::make_strand(io_), kTuple);
+    auto [ec, socket] = co_await acceptor_.async_accept(asio::make_strand(io_), kAsTuple);
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
       // EMFILE and friends: back off briefly instead of spinning.
       log::warning("accept on {} failed: {}", bound_, ec.message());
       asio::steady_timer t(io_, std::chrono::milliseconds(100));
-      co_await t.async_wait(kTuple);
+      co_await t.async_wait(kAsTuple);
       continue;
     }
     auto exec = socket.get_executor();

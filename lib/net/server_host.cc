@@ -3,17 +3,14 @@
 #include <csignal>
 #include <thread>
 
-#include <asio/experimental/as_tuple.hpp>
-
 #include "lib/log/log.h"
+#include "lib/net/as_tuple_token.h"
 
 namespace darius::net {
 
 using base::Status;
 
-namespace {
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
-}
+namespace {}
 
 ServerHost::ServerHost(ServerHostOptions options)
     : options_(options),
@@ -50,7 +47,7 @@ std::vector<ServerHost::Bound> ServerHost::boundListeners() const {
 
 asio::awaitable<void> ServerHost::signalLoop() {
   for (;;) {
-    auto [ec, sig] = co_await signals_.async_wait(kTuple);
+    auto [ec, sig] = co_await signals_.async_wait(kAsTuple);
     if (ec) co_return;
     if (sig == SIGHUP) {
       log::notice("SIGHUP: reopening logs");
@@ -68,7 +65,7 @@ asio::awaitable<void> ServerHost::drain() {
   asio::steady_timer t(io_);
   while (registry_.size() > 0 && std::chrono::steady_clock::now() < deadline) {
     t.expires_after(std::chrono::milliseconds(20));
-    co_await t.async_wait(kTuple);
+    co_await t.async_wait(kAsTuple);
   }
   if (registry_.size() > 0) {
     log::warning("shutdown: {} sessions still busy after {} ms; stopping anyway",
