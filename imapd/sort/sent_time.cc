@@ -88,7 +88,9 @@ std::optional<int64_t> parseSentTime(std::string_view date_value) {
   for (size_t i = 0; i < w.size(); ++i) {
     std::optional<Time> t = timeOf(w[i]);
     if (!t) continue;
-    if (!t->valid) return std::nullopt;
+    // RFC 5256 §2.2: an invalid time SHOULD be treated as 00:00:00, and then its zone
+    // means nothing either: midnight UTC of the day written.
+    if (!t->valid) break;
     seconds = t->seconds;
     // The zone follows the time (in the asctime() form the year does; no zone then: UTC).
     if (i + 1 < w.size()) {

@@ -10,8 +10,10 @@
 // "h:mm[:ss]" word (none: midnight); the zone the word after it: "+hhmm" / "-hhmm", or the
 // obsolete names of RFC 5322 §4.3 (UT, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT). A
 // missing zone, "-0000" (§3.3: no information) and military letters (§4.3: "SHOULD all be
-// considered equivalent to -0000") are UTC. A time out of range (25:00, 10:61) makes the
-// whole date unparsable, so the internal date is used.
+// considered equivalent to -0000") are UTC. A time out of range (25:00, 10:61) counts as
+// 00:00:00 UTC of the day written (RFC 5256 §2.2: "If the time is also invalid, the time
+// SHOULD be treated as 00:00:00"); only a date without a valid day, month and year falls back
+// to the internal date.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -34,8 +34,15 @@ TEST(SentTime, BrokenDatesAreNotParsed) {
   EXPECT_EQ(parseSentTime(""), std::nullopt);
   EXPECT_EQ(parseSentTime("yesterday"), std::nullopt);
   EXPECT_EQ(parseSentTime("Thu, 32 Jan 2024 10:00:00 +0000"), std::nullopt);
-  EXPECT_EQ(parseSentTime("Thu, 04 Jan 2024 25:00:00 +0000"), std::nullopt);
-  EXPECT_EQ(parseSentTime("Thu, 04 Jan 2024 10:61:00 +0000"), std::nullopt);
+}
+
+// RFC 5256 §2.2: a valid day with an invalid time is that day at 00:00:00 UTC, whatever zone
+// follows; an unknown zone is UTC.
+TEST(SentTime, AnInvalidTimeIsMidnightUtc) {
+  EXPECT_EQ(parseSentTime("Thu, 04 Jan 2024 25:00:00 +0000"), kJan4Ten - 36000);
+  EXPECT_EQ(parseSentTime("Thu, 04 Jan 2024 10:61:00 -0500"), kJan4Ten - 36000);
+  EXPECT_EQ(parseSentTime("Thu, 04 Jan 2024 10:00:00 +7777"), kJan4Ten);
+  EXPECT_EQ(parseSentTime("Thu, 04 Jan 2024 10:00:00 XYZ"), kJan4Ten);
 }
 
 TEST(SentTime, InternalDateIsTheFallback) {
