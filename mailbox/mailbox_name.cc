@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "db/dump.h"
-#include "lib/base/ascii.h"
+#include "lib/proto/chars.h"
 #include "lib/base/utf8.h"
 
 namespace darius::mailbox {
@@ -43,7 +43,7 @@ Status validatePart(std::string_view part, std::string_view what) {
 }
 
 Status validateFirstComponent(MailboxKind kind, std::string_view first) {
-  if (base::equalsIgnoreCaseAscii(first, "INBOX")) {
+  if (proto::equalsIgnoreCase(first, "INBOX")) {
     return Status::invalid("a top-level folder may not be named INBOX");
   }
   if (kind == MailboxKind::kPersonal && (first == "Other Users" || first == "Shared Folders")) {
@@ -52,8 +52,8 @@ Status validateFirstComponent(MailboxKind kind, std::string_view first) {
   if (kind == MailboxKind::kShared && first == kUserWord) {
     return Status::invalid("a shared mailbox may not be named 'user' (namespace prefix)");
   }
-  if (base::equalsIgnoreCaseAscii(first, kExpungedArea) ||
-      base::equalsIgnoreCaseAscii(first, kDeletedArea)) {
+  if (proto::equalsIgnoreCase(first, kExpungedArea) ||
+      proto::equalsIgnoreCase(first, kDeletedArea)) {
     return Status::invalid("'" + std::string(first) +
                            "' is reserved for expunged messages and deleted folders");
   }

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "lib/base/ascii.h"
+#include "lib/proto/chars.h"
 #include "lib/base/utf8.h"
 #include "lib/config/config.h"
 
@@ -130,7 +130,7 @@ Result<MailboxName> Namespace::toInternal(std::string_view external,
   const bool alt = options_.alt_namespace;
   enum class Route { kOwn, kOther, kShared } route;
   size_t skip = 1;  // leading external levels that are namespace prefix, not name
-  if (base::equalsIgnoreCaseAscii(first, kInbox)) {
+  if (proto::equalsIgnoreCase(first, kInbox)) {
     if (alt && parts.size() > 1) {
       return Status::invalid("folders below INBOX do not exist in the alternate namespace");
     }
