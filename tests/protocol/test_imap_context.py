@@ -12,8 +12,7 @@ import imaplib
 import re
 import unittest
 
-from darius_harness import Instance, logout_quietly
-from imap_raw import RawImap
+import context_case
 
 CRLF = b"\r\n"
 
@@ -28,37 +27,8 @@ def esearch_lines(untagged, tag):
     return [u for u in untagged if u.startswith(prefix)]
 
 
-class ContextTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.inst = Instance(user="alice:alice-secret")
-        cls.inst.start()
-        cls.boxes = 0
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.inst.close()
-
-    def imap(self):
-        m = imaplib.IMAP4("127.0.0.1", self.inst.port("imap"), timeout=30)
-        m.login("alice", "alice-secret")
-        self.addCleanup(logout_quietly, m)
-        return m
-
-    def raw(self):
-        a = RawImap(self.inst.port("imap"))
-        a.login("alice", "alice-secret")
-        self.addCleanup(a.close)
-        return a
-
-    def fresh(self, m, subjects=()):
-        """A new mailbox with messages of these subjects ("!" first: \\Seen); its name."""
-        ContextTest.boxes += 1
-        name = f"ctx{ContextTest.boxes}"
-        self.assertEqual(m.create(name)[0], "OK")
-        for s in subjects:
-            self.append(m, name, s)
-        return name
+class ContextTest(context_case.ContextCase):
+    box_prefix = "ctx"
 
     def append(self, m, box, subject, date=None):
         flags = r"(\Seen)" if subject.startswith("!") else None

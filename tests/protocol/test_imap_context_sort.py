@@ -13,8 +13,7 @@ import imaplib
 import re
 import unittest
 
-from darius_harness import Instance, logout_quietly
-from imap_raw import RawImap
+import context_case
 
 CRLF = b"\r\n"
 
@@ -53,36 +52,8 @@ def apply_updates(result, line):
     return result
 
 
-class ContextSortTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.inst = Instance(user="alice:alice-secret")
-        cls.inst.start()
-        cls.boxes = 0
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.inst.close()
-
-    def imap(self):
-        m = imaplib.IMAP4("127.0.0.1", self.inst.port("imap"), timeout=30)
-        m.login("alice", "alice-secret")
-        self.addCleanup(logout_quietly, m)
-        return m
-
-    def raw(self):
-        a = RawImap(self.inst.port("imap"))
-        a.login("alice", "alice-secret")
-        self.addCleanup(a.close)
-        return a
-
-    def fresh(self, m, subjects=()):
-        ContextSortTest.boxes += 1
-        name = f"sctx{ContextSortTest.boxes}"
-        self.assertEqual(m.create(name)[0], "OK")
-        for s in subjects:
-            self.append(m, name, s)
-        return name
+class ContextSortTest(context_case.ContextCase):
+    box_prefix = "sctx"
 
     def append(self, m, box, subject, size=1):
         flags = r"(\Seen)" if subject.startswith("!") else None
