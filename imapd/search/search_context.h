@@ -12,11 +12,10 @@
 // just leave the result.
 //
 // Order: a SEARCH context is in mailbox order; its updates use context position 0 and one
-// set in mailbox order (RFC 5267 §4.3.3-4.3.4, the shortest form). A later CONTEXT=SORT
-// supplies an Order (a strict weak ordering over UIDs); the context then keeps its result in
-// that order and reports each change at its position (1-based, processed in turn), which is
-// what a sorted context needs. The positioned code is tested here so that SORT only has to
-// provide the comparison.
+// set in mailbox order (RFC 5267 §4.3.3-4.3.4, the shortest form). A SORT context
+// (CONTEXT=SORT) supplies an Order (a strict weak ordering over UIDs, sort/sort_context.h)
+// and a Learn hook that reads the keys of messages joining it; the context then keeps its
+// result in that order and reports each change at its position (1-based, processed in turn).
 //
 // When the session writes updates (Session::sendUpdates, selected.h): (1) evaluate() runs the
 // programs over the re-checked UIDs (the blocking pool when a program reads the cache or

@@ -1,6 +1,6 @@
 // Search contexts (RFC 5267 §4.3): the ADDTO and REMOVEFROM lines a context gives for
 // re-checked and expunged messages, in UID and sequence-number form, in mailbox order
-// (position 0) and in a supplied order (positions, as CONTEXT=SORT will use); the session's
+// (position 0) and in a supplied order (positions, as CONTEXT=SORT uses); the session's
 // set of contexts (limit, tags, CANCELUPDATE); sets pinned at command time; and the programs
 // a context refuses.
 #include "imapd/search/search_context.h"
