@@ -137,6 +137,17 @@ Result<uint64_t> ChangeLog::nextSeq() {
   return tail_.next_seq;
 }
 
+Status ChangeLog::sync() {
+  std::lock_guard io(io_mu_);
+  DARIUS_ASSIGN_OR_RETURN(std::vector<uint64_t> segs, internal::listSegments(env_, dir_));
+  if (segs.empty()) return Status::ok();
+  DARIUS_ASSIGN_OR_RETURN(std::unique_ptr<io::WritableFile> f,
+                          env_.openWritable(segmentPath(segs.back()), io::Env::OpenMode::kExisting));
+  Status s = f->sync();
+  Status c = f->close();
+  return s.isOk() ? c : s;
+}
+
 Result<size_t> ChangeLog::pruneBefore(uint64_t seq) {
   std::lock_guard io(io_mu_);
   DARIUS_ASSIGN_OR_RETURN(io::FileLock lock,

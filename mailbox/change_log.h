@@ -115,6 +115,11 @@ class ChangeLog {
   base::Result<SeqRange> append(std::span<const ChangeRecord> records, Sync sync = Sync::kNow);
   base::Result<uint64_t> append(const ChangeRecord& record);
 
+  // Makes every record written so far durable (kByCaller ones included): an fdatasync of the
+  // last segment (earlier ones were synced when they were closed). For the delivery journal's
+  // checkpoint where no filesystem sync covers the log (delivery_journal.h).
+  base::Status sync();
+
   // The sequence number the next append will get (brought up to date under the lock).
   base::Result<uint64_t> nextSeq();
 

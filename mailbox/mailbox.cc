@@ -12,6 +12,7 @@
 
 #include "lib/io/atomic_file.h"
 #include "lib/log/log.h"
+#include "mailbox/delivery_journal.h"
 #include "mailbox/change_log.h"
 
 namespace darius::mailbox {
@@ -96,13 +97,18 @@ Result<std::unique_ptr<Mailbox>> Mailbox::create(io::Env& env, const std::string
   return open(env, dir);
 }
 
-Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& dir) {
+Result<std::unique_ptr<Mailbox>> Mailbox::open(io::Env& env, const std::string& dir,
+                                               DeliveryJournal* journal) {
   std::unique_ptr<Mailbox> m(new Mailbox(env, dir));
+  m->journal_ = journal;
   DARIUS_RETURN_IF_ERROR(m->reloadHeaderIfReplaced());
   DARIUS_RETURN_IF_ERROR(m->refresh());
-  // Only after a crash or a killed writer: writers settle their own appends before they
-  // unlock, and refresh() waits for them (shared lock).
-  if (m->tail_suspect_ || m->tailUnsettled()) {
+  // Only after a crash or a killed writer, or while an append of this process waits for its
+  // journal flush without the lock (it settles its own tail; the view hides it meanwhile):
+  // other writers settle their own appends before they unlock, and refresh() waits for them
+  // (shared lock).
+  const bool in_flight = journal != nullptr && journal->tailInFlight(dir).has_value();
+  if (m->tail_suspect_ || (m->tailUnsettled() && !in_flight)) {
     io::FileLock l;
     DARIUS_RETURN_IF_ERROR(m->lock(io::LockMode::kExclusive, &l));
     DARIUS_RETURN_IF_ERROR(m->remapIndex());

@@ -38,12 +38,23 @@
 #include "mailbox/expunged_file.h"
 #include "mailbox/header_file.h"
 #include "mailbox/index_format.h"
+#include "mailbox/journal_format.h"
 #include "mailbox/message_stage.h"
 #include "mailbox/quota_format.h"
 
 namespace darius::mailbox {
 
 class ChangeLog;
+class DeliveryJournal;
+
+// What Mailbox::applyJournalAppend found the disk had lost of one journaled append.
+struct JournalReplay {
+  size_t files_restored = 0;    // message files written again from the journal
+  size_t records_restored = 0;  // index records written again
+  size_t cache_restored = 0;    // cache records made again
+  size_t skipped = 0;           // entries the mailbox no longer has (purged since)
+  bool header_restored = false; // the index header did not count the append
+};
 
 inline constexpr std::string_view kIndexFileName = "darius.index";
 inline constexpr std::string_view kCacheFileName = "darius.cache";
@@ -98,7 +109,10 @@ class Mailbox {
                                                        const MailboxHeader& header);
   // kNotFound if there is no mailbox in `dir`; kCorruption (with the file and offset) if its
   // files are damaged beyond what open repairs by itself.
-  static base::Result<std::unique_ptr<Mailbox>> open(io::Env& env, const std::string& dir);
+  // `journal`: the partition's delivery journal when this process owns it; a tail an append
+  // of this process is committing through it is left to that append (not settled here).
+  static base::Result<std::unique_ptr<Mailbox>> open(io::Env& env, const std::string& dir,
+                                                     DeliveryJournal* journal = nullptr);
   // The mailbox's expunged messages as a read-only mailbox (the IMAP `.EXPUNGED/<folder>`
   // view, docs/design/expunge.md; mailbox_view.cc): its records are those
   // expungedRecords() returns, shown live (the expunged bit cleared, expunged_at kept), with
@@ -137,6 +151,21 @@ class Mailbox {
   // of a round of per-file syncs. The barrier must cover the filesystem of this mailbox, of
   // the stage files appended from, and of the change log; it must outlive the handle.
   void setSyncBarrier(io::SyncBarrier* barrier) { barrier_ = barrier; }
+  // Set: an append of messages staged into `journal` (StagedMessage::journal) commits with an
+  // append record there and one shared fdatasync of it, and syncs none of the mailbox's files
+  // (delivery_journal.h); other appends sync file by file, also the files they link, which
+  // may be journaled deliveries not yet checkpointed. `relative_dir` is this directory below
+  // the partition root. The journal must outlive the handle.
+  void setJournal(DeliveryJournal* journal, std::string relative_dir) {
+    journal_ = journal;
+    journal_dir_ = std::move(relative_dir);
+  }
+  // The replay of a journaled append after a crash (mailbox_journal.cc): restores and syncs
+  // what the disk lost of it in the mailbox at `dir`, under the exclusive lock, before anyone
+  // opens it. `bytes_of(i)` gives entry i's message bytes from the journal.
+  static base::Result<JournalReplay> applyJournalAppend(
+      io::Env& env, const std::string& dir, const JournalAppend& a,
+      const std::function<base::Result<std::string_view>(size_t)>& bytes_of);
   const MailboxHeader& header() const { return header_; }
   const IndexHeader& index() const { return index_; }
 
@@ -249,6 +278,13 @@ class Mailbox {
   // Closes the index after a write is durable: an error is logged, not returned, since a
   // caller told "failed" would retry (and an append would be stored twice).
   void closeAfterCommit(io::WritableFile& index);
+  // After a journaled round: the tail is still this append's to settle (or roll back); another
+  // handle settled it meanwhile; or the lock could not be taken again (hands off the index).
+  enum class JournalTail { kOurs, kSettledByOther, kUnlocked };
+  base::Status commitToJournal(const IndexHeader& h, const std::vector<IndexRecord>& records,
+                               std::span<const AppendRequest> requests,
+                               io::FileLock& held, io::WritableFile& index_file,
+                               JournalTail* tail);
   // Record i's bytes in the mapped index (valid until the next refresh()).
   base::Result<std::string_view> recordBytes(size_t i) const;
   // Appends a change record after a commit; a failure is logged, not returned: the change
@@ -288,6 +324,8 @@ class Mailbox {
   mutable io::MappedFile cache_map_;
   ChangeLog* change_log_ = nullptr;
   io::SyncBarrier* barrier_ = nullptr;
+  DeliveryJournal* journal_ = nullptr;
+  std::string journal_dir_;
   bool append_only_ = false;  // openForAppend()
   bool wrote_ = false;        // the last append() wrote index records (appendWroteIndex())
   CompactPolicy compact_policy_;

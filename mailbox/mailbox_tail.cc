@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mailbox/cache_fill.h"
+#include "mailbox/delivery_journal.h"
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
@@ -18,6 +19,23 @@ using base::Status;
 Status Mailbox::settleTail() {
   if (tail_suspect_) return repairTornAppend();
   if (!tailUnsettled()) return Status::ok();
+  if (journal_ != nullptr) {
+    if (std::optional<uint64_t> lsn = journal_->tailInFlight(dir_)) {
+      // An append of this process committing through the journal without the lock
+      // (Mailbox::commitToJournal): its flush makes the tail durable, so wait for it and
+      // settle the tail as the append would. If the flush fails, settle from the files below.
+      if (journal_->sync(*lsn).isOk()) {
+        IndexHeader full = *unsettled_;
+        full.prev_num_records = full.num_records;
+        full.tail_crc = 0;
+        auto f = env_.openWritable(path(kIndexFileName), io::Env::OpenMode::kExisting);
+        if (!f.ok()) return f.status();
+        DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, full, /*sync=*/false));
+        unsettled_.reset();
+        return (*f)->close();
+      }
+    }
+  }
   // An append writes its records and header, then syncs everything at once, then marks the
   // header settled (prev_num_records = num_records) without a sync. An unsettled tail is an
   // append whose round of syncs may not have finished: its records are durable, but the

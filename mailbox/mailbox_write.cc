@@ -9,6 +9,7 @@
 
 #include "lib/log/log.h"
 #include "mailbox/change_log.h"
+#include "mailbox/delivery_journal.h"
 #include "mailbox/mailbox.h"
 
 namespace darius::mailbox {
@@ -138,6 +139,10 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   // 1. The message files, under their UIDs. A file already there belongs to an append that
   //    crashed before its commit (its UID was never acknowledged): replace it.
   std::vector<std::function<Status()>> stage_syncs;
+  // Journaled (delivery_journal.h): every message's bytes are in this mailbox's journal, whose
+  // fdatasync below is the whole commit.
+  bool journaled = journal_ != nullptr;
+  for (const AppendRequest& q : requests) journaled = journaled && q.message->journal == journal_;
   for (size_t i = 0; i < records.size(); ++i) {
     const StagedMessage& m = *requests[i].message;
     std::string target = messagePath(records[i].uid);
@@ -161,6 +166,17 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     }
     // A stage file written without its fsync: its bytes become durable in this round (with a
     // barrier that marked it, its filesystem sync covers the stage file like everything else).
+    if (journal_ != nullptr && !journaled && !m.pending_sync) {
+      // A file linked from elsewhere (a COPY's source, a journaled stage file appended on its
+      // own) may be a delivery the journal has not checkpointed yet: its data is synced here.
+      stage_syncs.push_back([this, target] {
+        auto f = env_.openWritable(target, io::Env::OpenMode::kAppend);
+        if (!f.ok()) return f.status();
+        Status st = (*f)->sync();
+        Status cl = (*f)->close();
+        return st.isOk() ? cl : st;
+      });
+    }
     if (m.pending_sync && (barrier_ == nullptr || m.sync_barrier != barrier_)) {
       std::shared_ptr<PendingSync> p = m.pending_sync;
       bool seen = false;
@@ -215,7 +231,10 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   std::vector<std::pair<uint32_t, uint64_t>> logged;
   for (const Appended& a : out) logged.emplace_back(a.uid, a.modseq);
   Status synced;
-  if (barrier_ != nullptr) {
+  JournalTail journal_tail = JournalTail::kOurs;
+  if (journaled) {
+    synced = commitToJournal(h, records, requests, l, *index_file, &journal_tail);
+  } else if (barrier_ != nullptr) {
     if (!stage_syncs.empty()) synced = env_.runConcurrently(stage_syncs);
     noteChange(static_cast<int>(ChangeType::kAppend), logged, /*synced=*/false);
     Status all = barrier_->sync(sync_mark);
@@ -236,6 +255,12 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   }
   Status closed = (*c)->close();
   if (synced.isOk()) synced = closed;
+  if (journal_tail == JournalTail::kSettledByOther) {
+    // Another handle waited for the same journal sync and settled the tail (settleTail), or
+    // synced its files itself: it is durable and stays, whatever this round reported.
+    synced = Status::ok();
+  }
+  if (journal_tail == JournalTail::kUnlocked && !synced.isOk()) return synced;  // hands off the index
   if (!synced.isOk()) {
     // Not acknowledged: put the old header back, so that the append does not surface later
     // when the page cache reaches the disk (the caller reports a failure, a sender retries).
@@ -250,7 +275,14 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   //    sender retries and the message is stored twice.
   h.prev_num_records = h.num_records;
   h.tail_crc = 0;
-  (void)index_file->pwrite(0, encodeIndexHeader(h));
+  if (journal_tail == JournalTail::kOurs) (void)index_file->pwrite(0, encodeIndexHeader(h));
+  if (journaled) {
+    // Logged once the append is visible, so that a session the record wakes (IDLE) finds it:
+    // the flush ran without the lock, and a refresh during it still saw the tail hidden. Not
+    // synced here: the journal's checkpoint syncs the log, and a replay logs the append again
+    // (docs/formats/journal.md, "Change log").
+    noteChange(static_cast<int>(ChangeType::kAppend), logged, /*synced=*/false);
+  }
   if (append_only_) {
     // Nobody reads through this handle: no mapping of the longer file.
     index_ = IndexHeader{};
@@ -263,6 +295,58 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   }
   closeAfterCommit(*index_file);
   return out;
+}
+
+// The journaled round (docs/formats/journal.md, "Commit"): one append record naming the
+// records just written and where each message's bytes are, then the journal's shared
+// fdatasync. The files, cache, index and change log wait for the checkpoint.
+// The mailbox's lock is not held across the flush (issue 23: a person's SELECT or STORE must
+// not wait for someone else's delivery to reach the disk): readers meanwhile see the mailbox
+// as before the append (the tail is unsettled, loadIndexHeader), and a writer of this
+// process that meets the tail waits for the same flush (settleTail). The lock is taken again
+// to settle; `*tail` tells whether the tail is still this append's to settle.
+Status Mailbox::commitToJournal(const IndexHeader& h, const std::vector<IndexRecord>& records,
+                                std::span<const AppendRequest> requests,
+                                io::FileLock& held, io::WritableFile& index_file,
+                                JournalTail* tail) {
+  *tail = JournalTail::kOurs;
+  JournalAppend ja;
+  ja.mailbox_dir = journal_dir_;
+  ja.unique_id = header_.unique_id;
+  ja.uidvalidity = h.uidvalidity;
+  ja.generation = h.generation;
+  ja.first_position = h.prev_num_records;
+  std::vector<JournalRef> refs;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ja.entries.push_back({records[i], 0});
+    refs.push_back(requests[i].message->journal_ref);
+  }
+  auto lsn = journal_->writeAppend(
+      std::move(ja), refs,
+      [&](size_t i) { return env_.readFile(messagePath(records[i].uid)); }, dir_);
+  if (!lsn.ok()) return lsn.status();
+  journal_->beginTail(dir_, *lsn);
+  held = io::FileLock();
+  Status synced = journal_->sync(*lsn);
+  Status relocked = lock(io::LockMode::kExclusive, &held);
+  journal_->endTail(dir_);  // under the lock again: nobody sees the tail in between
+  if (!relocked.isOk()) {
+    // Cannot happen short of a broken lock file; the tail then stays unsettled, and whoever
+    // writes next settles it from the files (or rolls it back), as after a crash.
+    log::error("{}: append of UIDs {}..{}: lock not taken again to settle it: {}", dir_,
+               records.front().uid, records.back().uid, relocked.toString());
+    *tail = JournalTail::kUnlocked;
+    return synced;
+  }
+  // Whether the tail is still this append's and unsettled: the header on disk now.
+  auto now = index_file.pread(0, kIndexHeaderSize);
+  if (!now.ok()) return synced.isOk() ? now.status() : synced;
+  auto disk = decodeIndexHeader(*now);
+  if (!disk.ok()) return Status::corruption(path(kIndexFileName) + ": " + disk.status().message());
+  const bool ours = disk->prev_num_records == h.prev_num_records &&
+                    disk->num_records == h.num_records && disk->tail_crc == h.tail_crc;
+  if (!ours) *tail = JournalTail::kSettledByOther;
+  return synced;
 }
 
 void Mailbox::closeAfterCommit(io::WritableFile& index) {

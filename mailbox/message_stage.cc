@@ -64,7 +64,7 @@ Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
   if (s.isOk() && sync == StageSync::kDeferred) {
     m.pending_sync = std::make_shared<PendingSync>(std::move(*file));
   } else {
-    if (s.isOk()) s = (*file)->sync();
+    if (s.isOk() && sync == StageSync::kNow) s = (*file)->sync();
     Status c = (*file)->close();
     if (s.isOk()) s = c;
   }

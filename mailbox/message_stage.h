@@ -20,12 +20,15 @@
 #include "lib/io/env.h"
 #include "mailbox/cache_format.h"
 #include "mailbox/index_format.h"
+#include "mailbox/journal_format.h"
 
 namespace darius::io {
 class SyncBarrier;
 }  // namespace darius::io
 
 namespace darius::mailbox {
+
+class DeliveryJournal;
 
 // The fsync of a stage file that was written but not yet synced (stageMessage with
 // kDeferred). Mailbox::append runs it in its round of syncs (Env::runConcurrently), before it
@@ -60,11 +63,16 @@ struct StagedMessage {
   static constexpr uint64_t kNoSyncMark = UINT64_MAX;
   uint64_t sync_mark = kNoSyncMark;
   const io::SyncBarrier* sync_barrier = nullptr;  // whose mark it is; null: none
+  // sync_method journal (delivery_journal.h): the bytes are also in this journal, whose
+  // sync makes them durable; the stage file itself is never synced. Null: not journaled.
+  const DeliveryJournal* journal = nullptr;
+  JournalRef journal_ref;
 };
 
 enum class StageSync {
   kNow,       // stageMessage syncs the file before it returns
   kDeferred,  // the caller's append syncs it, alongside its own syncs (pending_sync)
+  kJournaled, // never synced: the caller writes the bytes to the delivery journal too
 };
 
 // Messages must already be in canonical CRLF form (the protocol layers normalise). Parses the

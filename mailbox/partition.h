@@ -5,6 +5,7 @@
 //   <root>/darius.stage/       messages written and fsync'd once before they are linked
 //   <root>/darius.deleted/     mailboxes removed by DELETE, until `darius expire`
 //   <root>/darius.changelog/   the partition's change log (change_log.h)
+//   <root>/darius.journal/     the partition's delivery journal (delivery_journal.h)
 //
 // The `partitions` option lists them as `name:path` (relative paths are below data_dir);
 // `default_partition` names the one new users' mailboxes go to.
@@ -22,6 +23,7 @@ namespace darius::mailbox {
 
 inline constexpr std::string_view kStageDirName = "darius.stage";
 inline constexpr std::string_view kDeletedDirName = "darius.deleted";
+inline constexpr std::string_view kJournalDirName = "darius.journal";
 
 struct Partition {
   std::string name;  // 1–64 bytes of [0-9A-Za-z_-] (MailboxEntry::partition)
@@ -30,6 +32,7 @@ struct Partition {
   std::string stageDir() const { return root + "/" + std::string(kStageDirName); }
   std::string deletedDir() const { return root + "/" + std::string(kDeletedDirName); }
   std::string changeLogDir() const;
+  std::string journalDir() const { return root + "/" + std::string(kJournalDirName); }
 };
 
 // Parses the `partitions` entries ("name:path"); kInvalid naming the bad entry (an empty

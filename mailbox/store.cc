@@ -5,6 +5,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include "lib/config/config.h"
@@ -24,7 +25,8 @@ Store::Store(StoreOptions options, io::Env& env) : options_(std::move(options)),
 
 Store::~Store() = default;
 
-Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env* env) {
+Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env* env,
+                                          bool serve) {
   StoreOptions o;
   o.env = env;
   o.data_dir = config.getPath("data_dir");
@@ -42,9 +44,14 @@ Result<std::unique_ptr<Store>> Store::open(const config::Config& config, io::Env
   o.seen_limits.max_value_bytes = config.getSize("seen_max_size");
   o.seen_limits.max_modseq_runs = static_cast<size_t>(config.getInt("seen_modseq_runs"));
   const std::string method = config.getString("sync_method");
-  o.sync_method = method == "fsync"    ? SyncMethod::kFsync
-                  : method == "syncfs" ? SyncMethod::kSyncfs
-                                       : SyncMethod::kAuto;
+  o.sync_method = method == "fsync"     ? SyncMethod::kFsync
+                  : method == "syncfs"  ? SyncMethod::kSyncfs
+                  : method == "journal" ? SyncMethod::kJournal
+                                        : SyncMethod::kAuto;
+  o.own_journals = serve;
+  o.journal_segment_bytes = config.getSize("journal_segment_size");
+  o.journal_checkpoint_ms = static_cast<int>(std::clamp<int64_t>(
+      config.getDuration("journal_checkpoint_interval").count(), 10, 3600 * 1000));
   return open(std::move(o));
 }
 
@@ -82,7 +89,9 @@ Status Store::init() {
       DARIUS_ASSIGN_OR_RETURN(auto log, ChangeLog::open(p.changeLogDir(), co));
       change_logs_.emplace(p.name, std::move(log));
     }
-    if (options_.sync_method != SyncMethod::kFsync) {
+    const bool journaled = options_.own_journals && (options_.sync_method == SyncMethod::kJournal ||
+                                                     options_.sync_method == SyncMethod::kAuto);
+    if (options_.sync_method != SyncMethod::kFsync && !journaled) {
       std::vector<std::string> paths = {p.root, p.stageDir()};
       if (options_.change_log) paths.push_back(p.changeLogDir());
       auto fs = env_.openFilesystemSync(paths);
@@ -122,7 +131,10 @@ Status Store::init() {
   DARIUS_ASSIGN_OR_RETURN(seen_, SeenDb::open(io::joinPath(options_.data_dir, kSeenDbName),
                                               options_.seen_backend, dbo, options_.seen_limits));
   DARIUS_ASSIGN_OR_RETURN(io::FileLock l, lockNamespace());
-  return recoverLocked();
+  DARIUS_RETURN_IF_ERROR(recoverLocked());
+  // After the intents (a rename they finish moves mailboxes the journal names), before any
+  // mailbox is opened (an open would settle a tail the journal still holds).
+  return openJournals();
 }
 
 Result<const Partition*> Store::partition(std::string_view name) const {
@@ -184,7 +196,7 @@ std::string Store::newUniqueId() {
 
 Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
                                                 const std::string& partition) {
-  auto m = Mailbox::open(env_, dir);
+  auto m = Mailbox::open(env_, dir, journal(partition));
   if (!m.ok() && m.status().code() == base::Code::kCorruption) {
     // DESIGN.md §3: a damaged index repairs itself at open; the message files are the truth.
     log::warning("{}: {}; reconstructing", dir, m.status().message());
@@ -194,11 +206,12 @@ Result<std::unique_ptr<Mailbox>> Store::openDir(const std::string& dir,
     if (!report.ok()) return report.status();
     for (const std::string& p : report->problems) log::notice("{}: reconstruct: {}", dir, p);
     if (report->changed) noteRepaired(dir);  // what it counts may have changed
-    m = Mailbox::open(env_, dir);
+    m = Mailbox::open(env_, dir, journal(partition));
   }
   if (!m.ok()) return m.status();
   (*m)->setChangeLog(changeLog(partition));
   (*m)->setSyncBarrier(barrierFor(partition, dir));
+  attachJournal(**m, partition);
   (*m)->setCompactPolicy(options_.compact_policy);
   (*m)->setKeepExpunged(options_.keep_expunged);
   return m;

@@ -60,6 +60,7 @@
 #include "mailbox/acl.h"
 #include "mailbox/change_log.h"
 #include "mailbox/deleted_area.h"
+#include "mailbox/delivery_journal.h"
 #include "mailbox/expire.h"
 #include "mailbox/expire_policy_db.h"
 #include "mailbox/mailbox.h"
@@ -90,10 +91,13 @@ inline constexpr std::string_view kUidValidityFileName = "darius.uidvalidity";
 
 // How appends are made durable (the `sync_method` option; Mailbox::setSyncBarrier).
 enum class SyncMethod {
-  kFsync,   // file by file, in one round of concurrent syncs
-  kSyncfs,  // one shared syncfs per partition (io::SyncBarrier); open fails if impossible
-  kAuto,    // kSyncfs where the partition qualifies (Env::openFilesystemSync) and is the root
-            // of a filesystem of its own (FilesystemSync::isRoot), else kFsync
+  kFsync,    // file by file, in one round of concurrent syncs
+  kSyncfs,   // one shared syncfs per partition (io::SyncBarrier); open fails if impossible
+  kJournal,  // the partition's delivery journal (delivery_journal.h) in the process that
+             // owns it (StoreOptions::own_journals); elsewhere as kAuto
+  kAuto,     // kJournal in the owner; elsewhere kSyncfs where the partition qualifies
+             // (Env::openFilesystemSync) and is the root of a filesystem of its own
+             // (FilesystemSync::isRoot), else kFsync
 };
 
 struct StoreOptions {
@@ -108,6 +112,14 @@ struct StoreOptions {
   bool keep_expunged = true;  // expunge_mode: delayed (Mailbox::setKeepExpunged)
   bool keep_deleted = true;   // delete_mode: delayed (remove() keeps the folder to undelete)
   SyncMethod sync_method = SyncMethod::kFsync;
+  // This process serves the store (dariusd): it owns each partition's delivery journal,
+  // replaying it at open and writing it with kJournal/kAuto. Others (the tools) replay a
+  // journal no live process owns, and never write one.
+  bool own_journals = false;
+  uint64_t journal_segment_bytes = 64ull << 20;
+  int journal_checkpoint_ms = 5000;
+  bool journal_background = true;        // JournalOptions::background
+  bool journal_checkpoint_syncfs = true;  // false: checkpoints sync file by file
   // This boot's id for quota usage records (QuotaUsageFiles::currentBoot() when unset); tests
   // change it to play a reboot.
   std::optional<BootId> boot_id;
@@ -225,8 +237,9 @@ class Store {
  public:
   // From the config: data_dir, partitions, default_partition, mailboxes_db_backend,
   // max_mailbox_name.
+  // `serve`: StoreOptions::own_journals (dariusd).
   static base::Result<std::unique_ptr<Store>> open(const config::Config& config,
-                                                   io::Env* env = nullptr);
+                                                   io::Env* env = nullptr, bool serve = false);
   // Creates data_dir's areas and the partitions' when missing, opens the list and the change
   // logs, cleans the stage directories and finishes interrupted namespace operations.
   static base::Result<std::unique_ptr<Store>> open(StoreOptions options);
@@ -236,6 +249,12 @@ class Store {
 
   io::Env& env() { return env_; }
   MailboxList& list() { return *list_; }
+  // Checkpoints every partition's delivery journal now (delivery_journal.h): what it holds
+  // becomes durable in the mailboxes and its segments go. Nothing to do without journals.
+  base::Status checkpointJournals();
+  // Drops the journals as a killed process would (DeliveryJournal::abandon): for tests of the
+  // replay. Appends after this sync file by file.
+  void abandonJournals();
   // An in-memory copy of the list for whole-list readers (LIST); see mailbox_list_cache.h.
   MailboxListCache& listCache() { return *list_cache_; }
   // Per-user subscriptions, <data_dir>/subscriptions.db (same backend as the list).
@@ -449,6 +468,14 @@ class Store {
   // The same for a mailbox directory of the partition: null when `dir` is on another
   // filesystem.
   io::SyncBarrier* barrierFor(std::string_view partition, const std::string& dir);
+  // store_journal.cc: replays each partition's journal and, in the owner, opens it.
+  base::Status openJournals();
+  base::Status replayJournal(const Partition& p, const std::string& dir);
+  void relogJournaledAppend(const Partition& p, const JournalAppend& a);
+  // The partition's journal when appends commit through it, else null.
+  DeliveryJournal* journal(std::string_view partition);
+  // Mailbox::setJournal for a handle on a mailbox of `partition`, if it has a journal.
+  void attachJournal(Mailbox& m, std::string_view partition);
   struct Waiter;
   // The leader's half of append(): quota admission per waiter, one Mailbox::append for the
   // admitted ones; sets each waiter's result.
@@ -507,6 +534,8 @@ class Store {
   AppendObserver append_observer_;    // the same
   std::map<std::string, std::unique_ptr<ChangeLog>, std::less<>> change_logs_;
   std::map<std::string, std::unique_ptr<io::SyncBarrier>, std::less<>> barriers_;
+  // Declared after change_logs_: destroyed first (a journal's last checkpoint at shutdown).
+  std::map<std::string, std::unique_ptr<DeliveryJournal>, std::less<>> journals_;
   RecoveryReport recovery_;
 
   std::mutex queues_mu_;

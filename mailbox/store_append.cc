@@ -45,6 +45,21 @@ struct Store::AppendQueue {
 
 Result<StagedMessage> Store::stage(const Partition& partition, std::string_view bytes,
                                   StageSync sync) {
+  DeliveryJournal* j = sync == StageSync::kDeferred ? journal(partition.name) : nullptr;
+  if (j != nullptr) {
+    // The stage file is never synced: the journal holds the bytes, and its fdatasync at the
+    // append is the message's durable point (delivery_journal.h).
+    DARIUS_ASSIGN_OR_RETURN(StagedMessage m, stageMessage(env_, partition.stageDir(), bytes,
+                                                          StageSync::kJournaled));
+    auto ref = j->writeMessage(m.guid, bytes);
+    if (!ref.ok()) {
+      (void)mailbox::unstage(env_, m);
+      return ref.status();
+    }
+    m.journal = j;
+    m.journal_ref = *ref;
+    return m;
+  }
   io::SyncBarrier* barrier = syncBarrier(partition.name);
   const uint64_t mark = barrier ? barrier->mark() : StagedMessage::kNoSyncMark;
   DARIUS_ASSIGN_OR_RETURN(StagedMessage m, stageMessage(env_, partition.stageDir(), bytes, sync));
@@ -73,6 +88,7 @@ Result<std::vector<Appended>> Store::appendOnce(const MailboxName& name,
   }
   (*m)->setChangeLog(changeLog(entry->partition));
   (*m)->setSyncBarrier(barrierFor(entry->partition, dir));
+  attachJournal(**m, entry->partition);
   (*m)->setCompactPolicy(options_.compact_policy);
   (*m)->setKeepExpunged(options_.keep_expunged);
   auto done = (*m)->append(requests);

@@ -59,7 +59,7 @@ int runServer(const std::string& config_path) {
   if (!admins.ok()) return fail(kExitConfig, admins.status().message());
 
   // The store opens before any listener: its open finishes whatever a crash interrupted.
-  auto store = mailbox::Store::open(config);
+  auto store = mailbox::Store::open(config, nullptr, /*serve=*/true);
   if (!store.ok()) return fail(kExitSoftware, "mail store: " + store.status().toString());
   for (const std::string& line : (*store)->recovery().finished) {
     log::notice("store recovery: finished {}", line);

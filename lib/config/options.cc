@@ -16,7 +16,7 @@ constexpr std::string_view kServices[] = {"imap", "imaps", "pop3", "pop3s", "lmt
 constexpr std::string_view kLogLevels[] = {"debug", "info", "notice", "warning", "error"};
 constexpr std::string_view kTlsVersions[] = {"TLSv1.2", "TLSv1.3"};
 constexpr std::string_view kDbBackends[] = {"skiplist", "berkeley", "flat"};
-constexpr std::string_view kSyncMethods[] = {"auto", "syncfs", "fsync"};
+constexpr std::string_view kSyncMethods[] = {"auto", "journal", "syncfs", "fsync"};
 constexpr std::string_view kUidlFormats[] = {"uidvalidity.uid", "uid", "guid"};
 constexpr std::string_view kRemoveModes[] = {"delayed", "immediate"};
 
@@ -204,22 +204,35 @@ constexpr OptionDef kOptions[] = {
      .section = "mailboxes", .min = 1, .max = 100000},
     {.name = "sync_method", .type = T::kEnum, .default_value = "auto",
      .description = "How an append (LMTP delivery, IMAP APPEND, COPY) is made durable before "
-                    "it is acknowledged. `fsync`: each file and directory it wrote is synced "
+                    "it is acknowledged. `journal`: the message's bytes and the records the "
+                    "append wrote go to the partition's delivery journal "
+                    "(`<partition>/darius.journal/`, docs/formats/journal.md), and one "
+                    "fdatasync of it, shared by every delivery in flight to any mailbox, is "
+                    "the durable point; the mailboxes' files are synced later, all at once, "
+                    "at a checkpoint (`journal_segment_size`, `journal_checkpoint_interval`), "
+                    "and a restart after a crash replays the journal before any mailbox "
+                    "opens. Works on any filesystem, shared or not. COPY and MOVE still sync "
+                    "file by file. `fsync`: each file and directory an append wrote is synced "
                     "on its own. `syncfs`: one sync of the partition's whole filesystem, "
-                    "shared by every append in flight (group commit across mailboxes: about "
-                    "a quarter less CPU per delivery under load); it also writes back "
-                    "unrelated data on that filesystem, and a write-back error there fails "
-                    "the appends in flight. `auto`: `syncfs` where the partition's root is "
-                    "the root of a filesystem of its own (a mount point showing the whole "
-                    "filesystem, mounted nowhere else, as `/proc/self/mountinfo` lists it: "
-                    "not a bind-mounted subdirectory or a Btrfs subvolume) that holds its "
-                    "stage directory and change log, is ext2/3/4, XFS, Btrfs, F2FS or tmpfs, and the kernel is "
-                    "Linux 5.17 or later (earlier ones do not report every write-back error "
-                    "to syncfs); else `fsync`. An explicit `syncfs` also takes a filesystem "
-                    "shared with other data, and stops startup where the rest does not hold. "
-                    "A mailbox directory on another filesystem than its partition syncs file "
-                    "by file.",
+                    "shared by every append in flight; it also writes back unrelated data on "
+                    "that filesystem, and a write-back error there fails the appends in "
+                    "flight; it needs ext2/3/4, XFS, Btrfs, F2FS or tmpfs and Linux 5.17 or "
+                    "later (earlier ones do not report every write-back error to syncfs), "
+                    "and stops startup where that does not hold. `auto`: `journal` in "
+                    "dariusd; the command-line tools, which never write a journal, use "
+                    "`syncfs` where the partition is a filesystem of its own that qualifies, "
+                    "else `fsync`. A mailbox directory on another filesystem than its "
+                    "partition syncs file by file.",
      .section = "mailboxes", .allowed = kSyncMethods},
+    {.name = "journal_segment_size", .type = T::kSize, .default_value = "64M",
+     .description = "sync_method journal: a journal segment this large is closed and "
+                    "checkpointed (its mailboxes' files synced, then the segment removed). "
+                    "Bounds the journal's disk use and what a replay reads.",
+     .section = "mailboxes", .min = 1 << 20, .max = int64_t{1} << 32},
+    {.name = "journal_checkpoint_interval", .type = T::kDuration, .default_value = "5s",
+     .description = "sync_method journal: the longest a journaled delivery waits for its "
+                    "checkpoint (its mailbox files synced in place of the journal).",
+     .section = "mailboxes"},
     {.name = "partitions", .type = T::kList, .default_value = "default:spool",
      .description = "Mail partitions as `name:path` (path relative to data_dir unless "
                     "absolute); each holds mailbox directories, a stage directory, the "
