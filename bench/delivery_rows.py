@@ -25,6 +25,7 @@ import hashlib
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -221,7 +222,9 @@ def darius_sync_note(inst):
     for path in (os.path.join(inst.dir, "darius.log"), inst.log_path):
         try:
             with open(path, errors="replace") as f:
-                lines += [l.strip() for l in f if "sync_method" in l or "journal" in l.lower()]
+                # Without the "<time> dariusd[<pid>]: info: " prefix.
+                lines += [re.sub(r"^\S+ dariusd\[\d+\]: \w+: ", "", l.strip()) for l in f
+                          if "sync_method" in l or "journal" in l.lower()]
         except OSError:
             pass
     return " | ".join(dict.fromkeys(lines))[:400]
