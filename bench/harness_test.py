@@ -19,6 +19,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import delivery_rows  # noqa: E402
 import report  # noqa: E402
 import runner  # noqa: E402
 import servers  # noqa: E402
@@ -135,6 +136,67 @@ class CheckFailuresTest(unittest.TestCase):
         self.assertEqual(len(check(ok_run(), darius_rows={"darius_db_bench": ["exit 1: boom"]})), 1)
         self.assertEqual(check(ok_run(), darius_rows={}), ["darius-only benches: no results"])
         self.assertEqual(len(check(ok_run(), physical={})), 1)
+
+
+class DeliveryRowsTest(unittest.TestCase):
+    """Issue 23's rows (bench/delivery_rows.py): the Hermes sequence has the mix it claims, the
+    strace summary is read right, and the check accepts a missing sync count (no strace) from
+    any server but not a missing CPU split."""
+
+    def test_only_delivery_names_the_three_rows(self):
+        self.assertEqual(runner.ONLY_GROUPS["delivery"], ["lmtp1_default", "lmtp8_default", "mixed_default"])
+        self.assertTrue(set(runner.ONLY_GROUPS["delivery"]) <= set(runner.ROW_KEYS))
+
+    def test_hermes_sequence_has_the_mix_in_every_block(self):
+        import random
+        rng = random.Random(5)
+        # A corpus whose own mix is far from Hermes: half the messages over 32 KiB.
+        index = [(0, rng.randint(500, 4095)) for _ in range(50)] + [(0, rng.randint(4096, 32767)) for _ in range(30)] \
+            + [(0, rng.randint(32768, 1 << 20)) for _ in range(80)]
+        seq = delivery_rows.hermes_sequence(index, 3000)
+        self.assertEqual(len(seq), 3000)
+        for first in range(0, 3000, 100):
+            sizes = [index[i][1] for i in seq[first:first + 100]]
+            self.assertEqual(sum(x < 4096 for x in sizes), 76)
+            self.assertEqual(sum(x < 32768 for x in sizes), 95)
+        sh = delivery_rows.shape([index[i][1] for i in seq])
+        self.assertAlmostEqual(sh["under_4k_pct"], 76.0)
+        self.assertAlmostEqual(sh["under_32k_pct"], 95.0)
+        self.assertTrue(14000 < sh["mean_bytes"] < 22000, sh)  # the log-uniform tail, not the corpus's
+        self.assertEqual(seq, delivery_rows.hermes_sequence(index, 3000))  # deterministic
+        self.assertEqual(len(delivery_rows.hermes_sequence(index, 250)), 250)
+
+    def test_strace_summary(self):
+        text = ("% time     seconds  usecs/call     calls    errors syscall\n"
+                "------ ----------- ----------- --------- --------- ----------------\n"
+                " 61.00    0.000610           2       300           fsync\n"
+                " 39.00    0.000390           1       606         3 fdatasync\n"
+                "------ ----------- ----------- --------- --------- ----------------\n"
+                "100.00    0.001000           1       906         3 total\n")
+        self.assertEqual(delivery_rows.parse_strace_summary(text), {"fsync": 300, "fdatasync": 606})
+        self.assertEqual(delivery_rows.parse_strace_summary(""), {})
+
+    def test_sync_count_may_be_na_but_cpu_split_may_not(self):
+        runs = ok_run(("darius", "dovecot"))
+        for s in ("darius", "dovecot"):
+            r = runs[s]["lmtp8_default"][0]
+            del r["metrics"]["syncs_per_msg"]
+            r["not_applicable"] = {"syncs_per_msg": "strace not installed"}
+        self.assertEqual(check(runs, ("darius", "dovecot")), [])
+        table = report.build_table(runs, ["darius", "dovecot"], [], PHYSICAL)
+        self.assertIn("n/a: darius lmtp8_default: strace not installed", table)
+        del runs["darius"]["lmtp8_default"][0]["metrics"]["server_sys_ms_per_msg"]
+        out = check(runs, ("darius", "dovecot"))
+        self.assertEqual(len(out), 1, out)
+        self.assertIn("server_sys_ms_per_msg", out[0])
+
+    def test_delivery_rows_are_left_out_of_a_table_without_them(self):
+        runs = ok_run(("darius", "dovecot"))
+        self.assertIn("defaults: LMTP 8 conns", report.build_table(runs, ["darius", "dovecot"], [], PHYSICAL))
+        for s in runs:
+            for k in runner.DELIVERY_ROW_KEYS:
+                del runs[s][k]
+        self.assertNotIn("defaults:", report.build_table(runs, ["darius", "dovecot"], [], PHYSICAL))
 
 
 class ReportCheckExitTest(unittest.TestCase):

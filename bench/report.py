@@ -42,6 +42,28 @@ ROWS = [
 for _cmd in ("LMTP deliver", "SELECT", "FETCH", "STORE", "SEARCH", "NOOP"):
     ROWS.append((f"mixed: {_cmd} p50", "mixed", f"{_cmd} p50_ms", "ms", False))
     ROWS.append((f"mixed: {_cmd} p99", "mixed", f"{_cmd} p99_ms", "ms", False))
+# Issue 23's rows (delivery_rows.run_delivery): every server on its defaults (Darius without a
+# sync_method line), the Hermes size mix; server CPU per message with its user and system parts;
+# sync calls per delivery from a separate traced pass. The mix, Darius's durable point and the
+# calls one by one are in the lines under the table.
+for _key, _conns in (("lmtp1_default", 1), ("lmtp8_default", 8)):
+    ROWS += [
+        (f"defaults: LMTP {_conns} conn{'s' if _conns > 1 else ''}, Hermes mix", _key, "msgs_per_s", "msg/s", True),
+        ("  server CPU per message", _key, "server_cpu_ms_per_msg", "ms", False),
+        ("    user", _key, "server_user_ms_per_msg", "ms", False),
+        ("    system", _key, "server_sys_ms_per_msg", "ms", False),
+        ("  sync calls per delivery", _key, "syncs_per_msg", "", False),
+    ]
+ROWS += [
+    ("defaults: mixed: deliveries", "mixed_default", "deliveries_per_s", "/s", True),
+    ("defaults: mixed: IMAP commands", "mixed_default", "imap_commands_per_s", "/s", True),
+]
+for _cmd in ("LMTP deliver", "SELECT", "FETCH", "STORE", "SEARCH", "NOOP"):
+    ROWS.append((f"defaults: mixed: {_cmd} p50", "mixed_default", f"{_cmd} p50_ms", "ms", False))
+    ROWS.append((f"defaults: mixed: {_cmd} p99", "mixed_default", f"{_cmd} p99_ms", "ms", False))
+DELIVERY_WORKLOADS = {"lmtp1_default", "lmtp8_default", "mixed_default"}
+# The sync count needs strace; without it (or without ptrace) the cell is n/a, from any server.
+NA_ANY_METRIC = {"syncs_per_msg"}
 # The shared-folder row (issue 17): its sizes are in the line under the table.
 ROWS += [
     ('LIST "" "*", shared visible (median)', "list_shared", "median_ms", "ms", False),
@@ -147,8 +169,8 @@ def build_table(runs, servers, darius_only_rows, physical, params=None):
     lines = []
     notes = []
     for label, wl, metric, unit, higher, *prefix in ROWS:
-        if wl in NA_ANY_SERVER and not any(runs.get(s, {}).get(wl) for s in servers):
-            continue  # the search rows of a run without them (or quick mode's 100k): left out
+        if wl in NA_ANY_SERVER | DELIVERY_WORKLOADS and not any(runs.get(s, {}).get(wl) for s in servers):
+            continue  # the search or delivery rows of a run without them (or quick mode's 100k): left out
         row = [label, unit + ("" if not unit else (" ↑" if higher else " ↓"))]
         meds = {}
         for s in servers:
@@ -221,7 +243,8 @@ def build_table(runs, servers, darius_only_rows, physical, params=None):
             out.append("  THREAD REFERENCES threads: " + ", ".join(
                 f"{s} {'/'.join(map(str, v)) if v else 'n/a'}" for s, v in threads.items())
                 + ("" if same else "  (differ between servers)"))
-    why_na = sorted({(s, wl, why) for s in servers for wl in sorted(NA_ANY_SERVER)
+    out += delivery_notes(runs, servers)
+    why_na = sorted({(s, wl, why) for s in servers for wl in sorted(NA_ANY_SERVER | DELIVERY_WORKLOADS)
                      for r in runs.get(s, {}).get(wl, []) for why in set(r.get("not_applicable", {}).values())})
     for s, wl, why in why_na:
         out.append(f"  n/a: {s} {wl}: {why}")
@@ -248,6 +271,41 @@ def build_table(runs, servers, darius_only_rows, physical, params=None):
                 seen.add(key)
                 out.append(f"  {s}: {' '.join(e.split())[:220]}")
     return "\n".join(out)
+
+
+def delivery_notes(runs, servers):
+    """The lines under the table for issue 23's rows: the mix delivered, what each server ran
+    on, and the sync calls one by one (medians over rounds, per delivery)."""
+    out = []
+    rs = [r for s in servers for k in sorted(DELIVERY_WORKLOADS) for r in runs.get(s, {}).get(k, [])]
+    if not rs:
+        return out
+    mix = next((r["mix"] for r in rs if r.get("mix")), None)
+    if mix:
+        out.append(f"defaults rows: {mix['messages']:,} deliveries per LMTP row over 32 INBOXes, the Hermes mix "
+                   f"({mix['under_4k_pct']:.0f}% under 4 KiB, {mix['under_32k_pct']:.0f}% under 32 KiB, mean "
+                   f"{mix['mean_bytes'] / 1000:.1f} KB); Darius with no sync_method line, Dovecot and Cyrus as "
+                   "their anchors set them up; CPU: user+system of the whole process tree")
+    note = next((r.get("sync_method_note") for r in runs.get("darius", {}).get("lmtp8_default", [])
+                 + runs.get("darius", {}).get("lmtp1_default", []) if r.get("sync_method_note")), "")
+    if "darius" in servers and any(runs.get("darius", {}).get(k) for k in DELIVERY_WORKLOADS):
+        out.append("  darius's log on its durable point: " + (note[:300] or "(nothing said about sync_method)"))
+    for s in servers:
+        for k in ("lmtp1_default", "lmtp8_default"):
+            passes = [r["sync_pass"] for r in runs.get(s, {}).get(k, []) if "calls" in r.get("sync_pass", {})]
+            if not passes:
+                continue
+            per = {}
+            for sp in passes:
+                for c, v in sp["per_msg"].items():
+                    per.setdefault(c, []).append(v)
+            # io_uring_enter is not in the row's sum: a sync it submits is invisible to strace,
+            # so a count of it says only that the server might sync that way.
+            calls = ", ".join(f"{c if c != 'io_uring_enter' else 'io_uring_enter (not in the sum)'} "
+                              f"{fmt(statistics.median(v))}" for c, v in per.items() if any(v))
+            out.append(f"  sync calls per delivery, {s} {k} ({passes[0]['messages']} deliveries under strace -f -c, "
+                       f"{passes[0]['conns']} conn(s)): {calls or 'none'}")
+    return out
 
 
 def check_failures(runs, servers, expected, rounds, darius_rows=None, want_darius_only=False, physical=None):
@@ -281,7 +339,7 @@ def check_failures(runs, servers, expected, rounds, darius_rows=None, want_dariu
                     if rwl != wl:
                         continue
                     v = m.get(metric)
-                    if v is None and (s != "darius" or wl in NA_ANY_SERVER) and \
+                    if v is None and (s != "darius" or wl in NA_ANY_SERVER or metric in NA_ANY_METRIC) and \
                             metric in r.get("not_applicable", {}):
                         continue  # an anchor without the feature (Dovecot: no delayed expunge)
                     if v is None:
@@ -308,7 +366,7 @@ def compare_table(runs, off, on, physical=None):
     head = ["workload", "unit", "off", "on", "on/off", "cost"]
     lines = []
     for label, wl, metric, unit, higher, *prefix in ROWS:
-        if wl == "list_shared":
+        if wl == "list_shared" or wl in DELIVERY_WORKLOADS:  # no ACL-off/on variant of these
             continue
         a = [r["metrics"][metric] for r in runs.get(off, {}).get(wl, [])
              if r.get("ok") and r.get("metrics", {}).get(metric) is not None]

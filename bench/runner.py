@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 
+import delivery_rows
 import report
 import search_rows
 import servers
@@ -49,13 +50,13 @@ PARAMS = {
                   db_keys=20000, db_updates=200, mb_msgs=2000, shared=2000, visible=200, list_reps=20,
                   expire=2000, expire_keep=100, expire_think_ms=1, undelete=200, undelete_reps=3,
                   search_sizes=[2000], search_reps=[10], search_lmtp=400, search_index_budget_s=600,
-                  timeout=900),
+                  delivery=300, sync_pass=300, sync_linger_s=1, timeout=900),
     "full": dict(rounds=3, users=100, mailbox=10000, corpus=12000, lmtp1=1000, lmtp8=4000, multi=500,
                  rcpts=4, logins=300, selects=300, pop3=1000, append=1000, idle=10000, mixed=60,
                  db_keys=200000, db_updates=1000, mb_msgs=10000, shared=100000, visible=1000, list_reps=20,
                  expire=100000, expire_keep=1000, expire_think_ms=1, undelete=1000, undelete_reps=3,
                  search_sizes=[10000, 100000], search_reps=[10, 3], search_lmtp=4000, search_index_budget_s=600,
-                 timeout=3600),
+                 delivery=3000, sync_pass=300, sync_linger_s=1, timeout=3600),
 }
 
 # --acl-quota: every bench user's quota root gets these limits, far above what a run uses
@@ -85,9 +86,13 @@ EXPIRE_ROW_KEYS = ["undelete", "expire"]
 # Issue 19's rows (search index, SEARCH, SORT, THREAD): instances of their own per server
 # (search_rows.run_search), after the expire rows; `--only search` picks them all.
 SEARCH_ROW_KEYS = search_rows.SEARCH_ROW_KEYS
+# Issue 23's rows (delivery on every server's defaults, the Hermes size mix): an instance of
+# their own per server (delivery_rows.run_delivery), right after the main rows, kept until the
+# round ends; `--only delivery` picks them all.
+DELIVERY_ROW_KEYS = delivery_rows.DELIVERY_ROW_KEYS
 # list_shared runs on an instance of its own (run_list), after the others.
-ROW_KEYS = MAIN_ROW_KEYS + ["list_shared"] + EXPIRE_ROW_KEYS + SEARCH_ROW_KEYS
-ONLY_GROUPS = {"search": SEARCH_ROW_KEYS}
+ROW_KEYS = MAIN_ROW_KEYS + DELIVERY_ROW_KEYS + ["list_shared"] + EXPIRE_ROW_KEYS + SEARCH_ROW_KEYS
+ONLY_GROUPS = {"search": SEARCH_ROW_KEYS, "delivery": DELIVERY_ROW_KEYS}
 
 
 def search_keys(p, only):
@@ -181,22 +186,31 @@ def acl_quota_env(name, acl_quota):
 
 
 def run_server(name, p, corpus, load_exe, darius_build, workdir, round_no, build_status, only=None,
-               acl_quota=False, variant=None, list_workdir=None):
+               acl_quota=False, variant=None, list_workdir=None, hermes=None):
     """All workloads against one fresh instance of `name`; returns {workload: result}. The
     instance is stopped but its files stay until the round ends (see end_round). With
     acl_quota, every user's INBOX gets three ACL entries and a quota root first (the
     acl_quota workload; its result is kept as "acl_quota"), and every row fails if that
-    fails. The shared-folder LIST row runs on an instance of its own (run_list)."""
+    fails. The delivery rows (issue 23; hermes: their corpus, delivery_rows.hermes_corpus) run
+    on an instance of their own on the server's defaults, without ACLs or quotas, whose files
+    also stay until the round ends; the shared-folder LIST row on one of its own (run_list)."""
     results = {}
     names = [k for k in MAIN_ROW_KEYS if only is None or k in only]
+    dkeys = [k for k in DELIVERY_ROW_KEYS if (only is None or k in only) and not variant]
     want_list = only is None or "list_shared" in only
     if name == "darius" and build_status.get("dariusd") != "ok":
         log(f"  {name}: every row fails: dariusd {build_status.get('dariusd', 'not built')}")
         return {n: {"ok": False, "error": "dariusd " + build_status.get("dariusd", "not built"), "metrics": {}}
-                for n in names + (["list_shared"] if want_list else [])}
+                for n in names + dkeys + (["list_shared"] if want_list else [])}
     if names:
         results.update(run_main(name, p, corpus, load_exe, darius_build, workdir, round_no, names, acl_quota,
                                 variant))
+    if dkeys:
+        if hermes is None:
+            results.update({k: {"ok": False, "error": "no Hermes corpus", "metrics": {}} for k in dkeys})
+        else:
+            results.update(delivery_rows.run_delivery(name, p, hermes, load_exe, darius_build, workdir, round_no,
+                                                      dkeys, load, log))
     if want_list:
         results["list_shared"] = run_list(name, p, load_exe, darius_build, workdir, round_no, list_workdir)
     return results
@@ -682,8 +696,9 @@ def rerender(outdir, check=False, svg=None):
         words = meta["command"].split()
         only = words[words.index("--only") + 1].split(",")
     # Runs from before the shared-folder row (no "shared" parameter), issue 18's rows (no
-    # "expire") or issue 19's (no "search_sizes") did not have them.
+    # "expire"), issue 19's (no "search_sizes") or issue 23's (no "delivery") did not have them.
     rows = [k for k in ROW_KEYS if (k != "list_shared" or "shared" in meta["params"])
+            and (k not in DELIVERY_ROW_KEYS or "delivery" in meta["params"])
             and (k not in EXPIRE_ROW_KEYS or "expire" in meta["params"])
             and (k not in SEARCH_ROW_KEYS or ("search_sizes" in meta["params"]
                                               and k in search_keys(meta["params"], None)))]
@@ -754,7 +769,8 @@ def main():
                      "no ACL-off variant")
         only = set(MAIN_ROW_KEYS) if only is None else only
     if only is not None and (not only or not only <= set(ROW_KEYS)):
-        ap.error(f"--only takes some of: {','.join(ROW_KEYS)} (or search: every search row)")
+        ap.error(f"--only takes some of: {','.join(ROW_KEYS)} (or search: every search row; delivery: "
+                 "the delivery rows on the servers' defaults)")
     if not names:
         ap.error("--servers names no server")
     for s in names:
@@ -808,13 +824,23 @@ def main():
         runs = {label: {} for label, _, _ in entries}
         darius_rows = {}
         corpora = None  # the search rows' corpora, made when the first round needs them
+        hermes = None   # the delivery rows' corpus: the Hermes size mix, made from the run's corpus
+        if any(k in DELIVERY_ROW_KEYS for k in (only or DELIVERY_ROW_KEYS)) and not a.compare_acl_quota:
+            try:
+                hermes = delivery_rows.hermes_corpus(corpus, p["delivery"], a.results)
+                sh = hermes[1]
+                log(f"delivery rows: {sh['messages']} messages of the Hermes mix in {hermes[0]}: "
+                    f"{sh['under_4k_pct']:.1f}% under 4 KiB, {sh['under_32k_pct']:.1f}% under 32 KiB, "
+                    f"mean {sh['mean_bytes']:,.0f} bytes")
+            except (OSError, ValueError) as e:
+                harness_errors.append(f"Hermes corpus: {e}")
         for rnd in range(1, p["rounds"] + 1):
             order = entries[(rnd - 1) % len(entries):] + entries[:(rnd - 1) % len(entries)]
             for label, s, aq in order:
                 log(f"round {rnd}: {label}" + (" (ACLs and quotas on)" if aq is True else ""))
                 res = run_server(s, p, corpus, load_exe, a.darius_build, workdir, rnd, status, only, acl_quota=aq,
                                  variant="aclq" if aq is True and a.compare_acl_quota else None,
-                                 list_workdir=a.list_workdir)
+                                 list_workdir=a.list_workdir, hermes=hermes)
                 with open(os.path.join(outdir, f"{label}-r{rnd}.json"), "w") as f:
                     json.dump(res, f, indent=1)
                 for k, v in res.items():

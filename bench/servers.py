@@ -136,6 +136,19 @@ def _in_tree(pid, ppid, pgrp, root):
     return False
 
 
+def tree_pids(root):
+    """The pids of the instance whose master is `root` (its process group and descendants),
+    root first: what strace attaches to (delivery_rows.sync_pass)."""
+    out = [root]
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == root:
+            continue
+        st = _proc_stat(int(entry))
+        if st is not None and _in_tree(int(entry), st[1], st[2], root):
+            out.append(int(entry))
+    return out
+
+
 def foreign_listeners(port, root):
     """Why `port` is not served by the instance whose master pid is `root` alone, or None
     when it is: every socket listening on the port is held by that instance's processes."""

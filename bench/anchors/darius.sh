@@ -10,7 +10,8 @@
 # another program's port. Plaintext auth is allowed on loopback. The connection caps are raised as they are
 # for Dovecot (max_connections 10000 and max_connections_per_host 200 by default would refuse
 # the 10,000 idle sessions, all from 127.0.0.1); expunge_mode is stated (delayed, the
-# default) and the nightly expire is off; everything else is the default, fsync included.
+# default) and the nightly expire is off; sync_method is syncfs unless DARIUS_SYNC_METHOD says
+# otherwise (below); everything else is the default.
 # Users are added with `darius user add` (one process each; 50 users take about a second),
 # and `cyrus`, password bench, is an administrator (`admins: cyrus`) as in the Cyrus
 # instance.
@@ -32,8 +33,13 @@ setup)
   printf 'log_file: darius.log\n' >>"$dir/darius.conf"
   # A production spool is a filesystem of its own, where sync_method auto picks syncfs; the
   # bench instances share the machine's one filesystem, so it is set here (bench/README.md).
-  # DARIUS_SYNC_METHOD=fsync measures the file-by-file path instead.
-  printf 'sync_method: %s\n' "${DARIUS_SYNC_METHOD:-syncfs}" >>"$dir/darius.conf"
+  # DARIUS_SYNC_METHOD=fsync measures the file-by-file path instead, and
+  # DARIUS_SYNC_METHOD=default writes no line at all: dariusd's default, what a new user gets
+  # (issue 23's delivery rows, bench/delivery_rows.py).
+  sync_method=${DARIUS_SYNC_METHOD:-syncfs}
+  if [[ $sync_method != default ]]; then
+    printf 'sync_method: %s\n' "$sync_method" >>"$dir/darius.conf"
+  fi
   # Two-phase expunge (docs/design/expunge.md): EXPUNGE keeps the files until expire removes
   # them. delayed is the default; it is written here so that the EXPUNGE rows say what they
   # measure. No nightly expire inside a run (expire_at empty): the expire row runs `darius

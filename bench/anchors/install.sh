@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/anchors/install.sh: install the two anchor servers of the benchmark, Dovecot and
-# Cyrus, from Debian's packages, without starting any system-wide daemon.
+# Cyrus, from Debian's packages, without starting any system-wide daemon; and strace, which the
+# delivery rows attach to each server to count its sync calls.
 #
 #   bash bench/anchors/install.sh            # as root; idempotent
 #
@@ -41,8 +42,9 @@ apt-get update -qq
 
 # Packages that never conflict.
 # dovecot-fts-xapian: Dovecot's full-text index for the search rows (runner.run_search).
+# strace: the delivery rows count each server's sync calls per delivery (bench/delivery_rows.py).
 apt-get install -y -qq --no-install-recommends dovecot-core dovecot-lmtpd dovecot-fts-xapian cyrus-common \
-  cyrus-clients sasl2-bin libsasl2-modules libsasl2-modules-db >/dev/null
+  cyrus-clients sasl2-bin libsasl2-modules libsasl2-modules-db strace >/dev/null
 
 unpack() {  # unpack PKG... into DIR (matching the installed version of their -core/-common)
   local dir=$1; shift

@@ -62,6 +62,7 @@ std::string Result::toJson() const {
   o += ", \"error\": \"" + jsonEscape(error) + "\"";
   o += ", \"wall_s\": " + jsonNumber(wall_s) + ", \"client_cpu_s\": " + jsonNumber(client_cpu_s);
   o += ", \"server_cpu_s\": " + jsonNumber(server_cpu_s);
+  o += ", \"server_user_s\": " + jsonNumber(server_user_s) + ", \"server_sys_s\": " + jsonNumber(server_sys_s);
   o += ", \"metrics\": {";
   bool first = true;
   for (auto& [k, v] : metrics) {

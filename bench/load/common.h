@@ -70,6 +70,8 @@ struct Result {
   double wall_s = 0;
   double client_cpu_s = 0;
   double server_cpu_s = -1;  // -1: not measured
+  double server_user_s = -1;  // server_cpu_s split: user time (utime + cutime)
+  double server_sys_s = -1;   // ... and kernel time (stime + cstime)
 
   // Records a correctness check; a failed check makes the workload fail with that reason
   // and marks the result wrong (its timings are still reported, flagged).

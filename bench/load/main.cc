@@ -20,7 +20,7 @@
 // the reason); 2 when the harness is broken (bad usage, unreadable corpus). bench/runner.py
 // relies on this split for `--check`. The client's own CPU time is in client_cpu_s, so a
 // reader can see that the client is not the bottleneck; with --server-pid the server's CPU
-// time over the workload is in server_cpu_s.
+// time over the workload is in server_cpu_s (split into server_user_s and server_sys_s).
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   double cpu0 = processCpuSeconds();
-  double srv0 = o.server_pid > 0 ? treeUsage(o.server_pid, false).cpu_s : 0;
+  TreeUsage srv0;
+  if (o.server_pid > 0) srv0 = treeUsage(o.server_pid, false);
   auto t0 = Clock::now();
   try {
     it->second(r);
@@ -174,7 +175,12 @@ int main(int argc, char** argv) {
   }
   r.wall_s = secondsSince(t0);
   r.client_cpu_s = processCpuSeconds() - cpu0;
-  if (o.server_pid > 0) r.server_cpu_s = treeUsage(o.server_pid, false).cpu_s - srv0;
+  if (o.server_pid > 0) {
+    TreeUsage srv1 = treeUsage(o.server_pid, false);
+    r.server_cpu_s = srv1.cpu_s - srv0.cpu_s;
+    r.server_user_s = srv1.user_s - srv0.user_s;
+    r.server_sys_s = srv1.sys_s - srv0.sys_s;
+  }
   std::printf("%s\n", r.toJson().c_str());
   return 0;
 }

@@ -17,7 +17,7 @@ namespace darius::bench {
 namespace {
 
 // Fields of /proc/<pid>/stat after the "(comm)" field, which may contain spaces.
-bool readStat(int pid, int& ppid, double& cpu_s) {
+bool readStat(int pid, int& ppid, double& user_s, double& sys_s) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string s;
   if (!std::getline(f, s)) return false;
@@ -32,9 +32,8 @@ bool readStat(int pid, int& ppid, double& cpu_s) {
   if (v.size() < 15) return false;
   ppid = std::atoi(v[1].c_str());
   static const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
-  double ticks = std::atof(v[11].c_str()) + std::atof(v[12].c_str()) + std::atof(v[13].c_str()) +
-                 std::atof(v[14].c_str());
-  cpu_s = ticks / hz;
+  user_s = (std::atof(v[11].c_str()) + std::atof(v[13].c_str())) / hz;
+  sys_s = (std::atof(v[12].c_str()) + std::atof(v[14].c_str())) / hz;
   return true;
 }
 
@@ -48,8 +47,8 @@ std::vector<int> processTree(int root) {
     int pid = std::atoi(e->d_name);
     if (pid <= 0) continue;
     int ppid = 0;
-    double cpu = 0;
-    if (readStat(pid, ppid, cpu)) children.emplace(ppid, pid);
+    double user = 0, sys = 0;
+    if (readStat(pid, ppid, user, sys)) children.emplace(ppid, pid);
   }
   closedir(d);
   std::vector<int> out = {root};
@@ -64,9 +63,11 @@ TreeUsage treeUsage(int root, bool with_memory) {
   TreeUsage u;
   for (int pid : processTree(root)) {
     int ppid = 0;
-    double cpu = 0;
-    if (!readStat(pid, ppid, cpu)) continue;
-    u.cpu_s += cpu;
+    double user = 0, sys = 0;
+    if (!readStat(pid, ppid, user, sys)) continue;
+    u.user_s += user;
+    u.sys_s += sys;
+    u.cpu_s += user + sys;
     ++u.processes;
     if (!with_memory) continue;
     std::ifstream f("/proc/" + std::to_string(pid) + "/smaps_rollup");

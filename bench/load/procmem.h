@@ -19,7 +19,9 @@ namespace darius::bench {
 struct TreeUsage {
   uint64_t pss_kb = 0;
   uint64_t rss_kb = 0;
-  double cpu_s = 0;
+  double cpu_s = 0;   // user_s + sys_s
+  double user_s = 0;  // utime + cutime
+  double sys_s = 0;   // stime + cstime
   size_t processes = 0;
 };
 
