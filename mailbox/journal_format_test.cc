@@ -172,7 +172,8 @@ TEST(JournalFormatTest, AppendBodiesThatDoNotAddUpAreCorruption) {
   a.entries = {{sampleJournalRecord(1), 32}};
   auto frame = encodeJournalAppend(5, a);
   ASSERT_TRUE(frame.ok());
-  auto f = readJournalFrame(encodeJournalSegmentHeader({.segment = 5}) + *frame, 5, kJournalHeaderSize);
+  const std::string seg = encodeJournalSegmentHeader({.segment = 5}) + *frame;  // f views it
+  auto f = readJournalFrame(seg, 5, kJournalHeaderSize);
   ASSERT_TRUE(f.ok());
   std::string body(f->body);
   EXPECT_TRUE(decodeJournalAppend(body).ok());
@@ -186,7 +187,8 @@ TEST(JournalFormatTest, AppendBodiesThatDoNotAddUpAreCorruption) {
   empty.mailbox_dir = "user/bob";
   auto e = encodeJournalAppend(5, empty);
   ASSERT_TRUE(e.ok());
-  auto ef = readJournalFrame(encodeJournalSegmentHeader({.segment = 5}) + *e, 5, kJournalHeaderSize);
+  const std::string eseg = encodeJournalSegmentHeader({.segment = 5}) + *e;
+  auto ef = readJournalFrame(eseg, 5, kJournalHeaderSize);
   ASSERT_TRUE(ef.ok());
   EXPECT_FALSE(decodeJournalAppend(ef->body).ok());
   JournalAppend long_name;
