@@ -278,6 +278,9 @@ class Mailbox {
   // Closes the index after a write is durable: an error is logged, not returned, since a
   // caller told "failed" would retry (and an append would be stored twice).
   void closeAfterCommit(io::WritableFile& index);
+  base::Status syncFileAt(const std::string& file);
+  // The UID file of a journaled message (StagedMessage::bytes), unsynced.
+  base::Status writeMessageFile(const StagedMessage& m, const std::string& target);
   // After a journaled round: the tail is still this append's to settle (or roll back); another
   // handle settled it meanwhile; or the lock could not be taken again (hands off the index).
   enum class JournalTail { kOurs, kSettledByOther, kUnlocked };

@@ -146,6 +146,13 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
   for (size_t i = 0; i < records.size(); ++i) {
     const StagedMessage& m = *requests[i].message;
     std::string target = messagePath(records[i].uid);
+    if (m.bytes != nullptr) {
+      // Journaled, no stage file: the UID file is written here (or linked to the one an
+      // earlier append of the message wrote). Outside its journal it is synced in the round.
+      DARIUS_RETURN_IF_ERROR(writeMessageFile(m, target));
+      if (!journaled) stage_syncs.push_back([this, target] { return syncFileAt(target); });
+      continue;
+    }
     Status s = env_.linkFile(m.path, target);
     if (s.code() == base::Code::kExists) {
       DARIUS_RETURN_IF_ERROR(env_.removeFile(target));
@@ -169,13 +176,7 @@ Result<std::vector<Appended>> Mailbox::append(std::span<const AppendRequest> req
     if (journal_ != nullptr && !journaled && !m.pending_sync) {
       // A file linked from elsewhere (a COPY's source, a journaled stage file appended on its
       // own) may be a delivery the journal has not checkpointed yet: its data is synced here.
-      stage_syncs.push_back([this, target] {
-        auto f = env_.openWritable(target, io::Env::OpenMode::kAppend);
-        if (!f.ok()) return f.status();
-        Status st = (*f)->sync();
-        Status cl = (*f)->close();
-        return st.isOk() ? cl : st;
-      });
+      stage_syncs.push_back([this, target] { return syncFileAt(target); });
     }
     if (m.pending_sync && (barrier_ == nullptr || m.sync_barrier != barrier_)) {
       std::shared_ptr<PendingSync> p = m.pending_sync;
@@ -347,6 +348,38 @@ Status Mailbox::commitToJournal(const IndexHeader& h, const std::vector<IndexRec
                     disk->num_records == h.num_records && disk->tail_crc == h.tail_crc;
   if (!ours) *tail = JournalTail::kSettledByOther;
   return synced;
+}
+
+Status Mailbox::syncFileAt(const std::string& file) {
+  auto f = env_.openWritable(file, io::Env::OpenMode::kAppend);
+  if (!f.ok()) return f.status();
+  Status st = (*f)->sync();
+  Status cl = (*f)->close();
+  return st.isOk() ? cl : st;
+}
+
+Status Mailbox::writeMessageFile(const StagedMessage& m, const std::string& target) {
+  // A file already there is debris of an append that never committed: replaced.
+  auto clear = [&]() -> Status {
+    Status gone = env_.removeFile(target);
+    return gone.code() == base::Code::kNotFound ? Status::ok() : gone;
+  };
+  {
+    std::lock_guard<std::mutex> g(m.first_copy->mu);
+    if (!m.first_copy->path.empty()) {
+      DARIUS_RETURN_IF_ERROR(clear());
+      if (env_.linkFile(m.first_copy->path, target).isOk()) return Status::ok();
+      // Gone meanwhile (expunged and purged), or on another filesystem: write it again.
+    }
+  }
+  DARIUS_RETURN_IF_ERROR(clear());
+  auto w = env_.openWritable(target, io::Env::OpenMode::kCreateNew);
+  if (!w.ok()) return w.status();
+  DARIUS_RETURN_IF_ERROR((*w)->append(*m.bytes));
+  DARIUS_RETURN_IF_ERROR((*w)->close());
+  std::lock_guard<std::mutex> g(m.first_copy->mu);
+  if (m.first_copy->path.empty()) m.first_copy->path = target;
+  return Status::ok();
 }
 
 void Mailbox::closeAfterCommit(io::WritableFile& index) {

@@ -64,7 +64,7 @@ Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
   if (s.isOk() && sync == StageSync::kDeferred) {
     m.pending_sync = std::make_shared<PendingSync>(std::move(*file));
   } else {
-    if (s.isOk() && sync == StageSync::kNow) s = (*file)->sync();
+    if (s.isOk()) s = (*file)->sync();
     Status c = (*file)->close();
     if (s.isOk()) s = c;
   }
@@ -79,7 +79,19 @@ Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
   return m;
 }
 
+StagedMessage describeMessage(std::string_view bytes) {
+  StagedMessage m;
+  m.size = bytes.size();
+  m.header_size = headerSizeOf(bytes);
+  m.guid = sha1Of(bytes);
+  m.cache = buildCacheEntry(bytes);
+  m.bytes = std::make_shared<const std::string>(bytes);
+  m.first_copy = std::make_shared<StagedMessage::FirstCopy>();
+  return m;
+}
+
 Status unstage(io::Env& env, const StagedMessage& m) {
+  if (m.path.empty()) return Status::ok();  // journaled: no stage file
   Status s = env.removeFile(m.path);
   return s.code() == base::Code::kNotFound ? Status::ok() : s;
 }

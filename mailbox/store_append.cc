@@ -47,17 +47,12 @@ Result<StagedMessage> Store::stage(const Partition& partition, std::string_view 
                                   StageSync sync) {
   DeliveryJournal* j = sync == StageSync::kDeferred ? journal(partition.name) : nullptr;
   if (j != nullptr) {
-    // The stage file is never synced: the journal holds the bytes, and its fdatasync at the
-    // append is the message's durable point (delivery_journal.h).
-    DARIUS_ASSIGN_OR_RETURN(StagedMessage m, stageMessage(env_, partition.stageDir(), bytes,
-                                                          StageSync::kJournaled));
-    auto ref = j->writeMessage(m.guid, bytes);
-    if (!ref.ok()) {
-      (void)mailbox::unstage(env_, m);
-      return ref.status();
-    }
+    // No stage file: the journal holds the bytes, and its fdatasync at the append is the
+    // message's durable point (delivery_journal.h); the append writes the UID file.
+    StagedMessage m = describeMessage(bytes);
+    DARIUS_ASSIGN_OR_RETURN(JournalRef ref, j->writeMessage(m.guid, bytes));
     m.journal = j;
-    m.journal_ref = *ref;
+    m.journal_ref = ref;
     return m;
   }
   io::SyncBarrier* barrier = syncBarrier(partition.name);
