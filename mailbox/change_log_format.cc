@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "lib/base/little_endian.h"
+
 namespace darius::mailbox {
 namespace {
 
@@ -16,30 +18,6 @@ constexpr size_t kLogHMajor = 8, kLogHMinor = 10, kLogHHeaderSize = 12, kLogHFir
 // Body field offsets (docs/formats/changelog.md, "Records"), relative to the body.
 constexpr size_t kBSeq = 0, kBTime = 8, kBType = 16, kBIdLen = 18, kBId = 20;
 constexpr size_t kMaxString = 0xffff;
-
-template <typename T>
-void putAt(std::string& out, size_t at, T v) {
-  using U = std::make_unsigned_t<T>;
-  U u = static_cast<U>(v);
-  for (size_t i = 0; i < sizeof(T); ++i) out[at + i] = static_cast<char>((u >> (8 * i)) & 0xff);
-}
-
-template <typename T>
-void appendLittleEndian(std::string& out, T v) {
-  size_t at = out.size();
-  out.resize(at + sizeof(T));
-  putAt<T>(out, at, v);
-}
-
-template <typename T>
-T getAt(std::string_view in, size_t at) {
-  using U = std::make_unsigned_t<T>;
-  U u = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    u |= static_cast<U>(static_cast<uint8_t>(in[at + i])) << (8 * i);
-  }
-  return static_cast<T>(u);
-}
 
 uint32_t crcOf(uint32_t crc, std::string_view bytes) {
   uLong c = crc;
@@ -59,7 +37,7 @@ uint32_t frameCrc(std::string_view frame_len_field, std::string_view body) {
 
 Status putString(std::string& out, std::string_view s, const char* what) {
   if (s.size() > kMaxString) return Status::tooBig(std::string(what) + " longer than 65535 bytes");
-  appendLittleEndian<uint16_t>(out, static_cast<uint16_t>(s.size()));
+  base::appendLittleEndian<uint16_t>(out, static_cast<uint16_t>(s.size()));
   out.append(s);
   return Status::ok();
 }
@@ -71,7 +49,7 @@ class Cursor {
   template <typename T>
   bool get(T* v) {
     if (in_.size() - pos_ < sizeof(T)) return false;
-    *v = getAt<T>(in_, pos_);
+    *v = base::getLittleEndian<T>(in_, pos_);
     pos_ += sizeof(T);
     return true;
   }
@@ -112,10 +90,10 @@ Status encodePayload(const ChangeRecord& r, std::string& out) {
     case ChangeType::kExpunge:
     case ChangeType::kPurge:
       if (r.uids.size() > kMaxRecordBody / 12) return Status::tooBig("too many UIDs in one record");
-      appendLittleEndian<uint32_t>(out, static_cast<uint32_t>(r.uids.size()));
+      base::appendLittleEndian<uint32_t>(out, static_cast<uint32_t>(r.uids.size()));
       for (const UidModseq& u : r.uids) {
-        appendLittleEndian<uint32_t>(out, u.uid);
-        appendLittleEndian<uint64_t>(out, u.modseq);
+        base::appendLittleEndian<uint32_t>(out, u.uid);
+        base::appendLittleEndian<uint64_t>(out, u.modseq);
       }
       return Status::ok();
     case ChangeType::kCreate:
@@ -130,10 +108,10 @@ Status encodePayload(const ChangeRecord& r, std::string& out) {
     case ChangeType::kQuota:
       DARIUS_RETURN_IF_ERROR(putString(out, r.quota_root, "quota root"));
       if (r.limits.size() > kMaxString) return Status::tooBig("too many quota resources");
-      appendLittleEndian<uint16_t>(out, static_cast<uint16_t>(r.limits.size()));
+      base::appendLittleEndian<uint16_t>(out, static_cast<uint16_t>(r.limits.size()));
       for (const QuotaLimit& l : r.limits) {
         DARIUS_RETURN_IF_ERROR(putString(out, l.resource, "quota resource"));
-        appendLittleEndian<int64_t>(out, l.limit);
+        base::appendLittleEndian<int64_t>(out, l.limit);
       }
       return Status::ok();
   }
@@ -215,12 +193,12 @@ bool isKnownChangeType(ChangeType type) {
 std::string encodeSegmentHeader(uint64_t first_seq, uint16_t minor) {
   std::string out(kSegmentHeaderSize, '\0');
   std::memcpy(out.data(), kChangeLogMagic.data(), kChangeLogMagic.size());
-  putAt<uint16_t>(out, kLogHMajor, kChangeLogMajor);
-  putAt<uint16_t>(out, kLogHMinor, minor);
-  putAt<uint32_t>(out, kLogHHeaderSize, kSegmentHeaderSize);
-  putAt<uint64_t>(out, kLogHFirstSeq, first_seq);
+  base::putLittleEndian<uint16_t>(out, kLogHMajor, kChangeLogMajor);
+  base::putLittleEndian<uint16_t>(out, kLogHMinor, minor);
+  base::putLittleEndian<uint32_t>(out, kLogHHeaderSize, kSegmentHeaderSize);
+  base::putLittleEndian<uint64_t>(out, kLogHFirstSeq, first_seq);
   // bytes 24..27 reserved (zero); the CRC is always the header's last four bytes.
-  putAt<uint32_t>(out, kSegmentHeaderSize - 4,
+  base::putLittleEndian<uint32_t>(out, kSegmentHeaderSize - 4,
                   crcOf(0, std::string_view(out).substr(0, kSegmentHeaderSize - 4)));
   return out;
 }
@@ -239,9 +217,9 @@ HeaderDecode decodeSegmentHeader(std::string_view in) {
     d.state = DecodeState::kIncomplete;
     return d;
   }
-  d.header.major = getAt<uint16_t>(in, kLogHMajor);
-  d.header.minor = getAt<uint16_t>(in, kLogHMinor);
-  d.header.header_size = getAt<uint32_t>(in, kLogHHeaderSize);
+  d.header.major = base::getLittleEndian<uint16_t>(in, kLogHMajor);
+  d.header.minor = base::getLittleEndian<uint16_t>(in, kLogHMinor);
+  d.header.header_size = base::getLittleEndian<uint32_t>(in, kLogHHeaderSize);
   if (d.header.major != kChangeLogMajor) {
     d.unsupported = true;
     return bad("major version " + std::to_string(d.header.major) + " is not supported");
@@ -254,8 +232,8 @@ HeaderDecode decodeSegmentHeader(std::string_view in) {
     return d;
   }
   uint32_t hs = d.header.header_size;
-  if (crcOf(0, in.substr(0, hs - 4)) != getAt<uint32_t>(in, hs - 4)) return bad("CRC mismatch");
-  d.header.first_seq = getAt<uint64_t>(in, kLogHFirstSeq);
+  if (crcOf(0, in.substr(0, hs - 4)) != base::getLittleEndian<uint32_t>(in, hs - 4)) return bad("CRC mismatch");
+  d.header.first_seq = base::getLittleEndian<uint64_t>(in, kLogHFirstSeq);
   if (d.header.first_seq == 0) return bad("first sequence number 0");
   d.state = DecodeState::kValid;
   return d;
@@ -267,7 +245,7 @@ FrameDecode decodeFrame(std::string_view in) {
     d.state = DecodeState::kIncomplete;
     return d;
   }
-  uint32_t len = getAt<uint32_t>(in, 0);
+  uint32_t len = base::getLittleEndian<uint32_t>(in, 0);
   if (len < kMinRecordBody || len > kMaxRecordBody) {
     d.state = DecodeState::kBad;
     d.error = "record length " + std::to_string(len) + " out of range";
@@ -279,13 +257,13 @@ FrameDecode decodeFrame(std::string_view in) {
     return d;
   }
   std::string_view body = in.substr(kRecordFrameSize, len);
-  if (frameCrc(in.substr(0, 4), body) != getAt<uint32_t>(in, 4)) {
+  if (frameCrc(in.substr(0, 4), body) != base::getLittleEndian<uint32_t>(in, 4)) {
     d.state = DecodeState::kBad;
     d.error = "record CRC mismatch";
     return d;
   }
   d.state = DecodeState::kValid;
-  d.seq = getAt<uint64_t>(body, kBSeq);
+  d.seq = base::getLittleEndian<uint64_t>(body, kBSeq);
   d.body = body;
   return d;
 }
@@ -305,9 +283,9 @@ Result<std::string> encodeFrame(const ChangeRecord& record) {
             std::chrono::system_clock::now().time_since_epoch())
             .count();
   }
-  putAt<int64_t>(out, kRecordFrameSize + kBTime, t);
-  putAt<uint16_t>(out, kRecordFrameSize + kBType, static_cast<uint16_t>(record.type));
-  putAt<uint16_t>(out, kRecordFrameSize + kBIdLen, static_cast<uint16_t>(record.mailbox_id.size()));
+  base::putLittleEndian<int64_t>(out, kRecordFrameSize + kBTime, t);
+  base::putLittleEndian<uint16_t>(out, kRecordFrameSize + kBType, static_cast<uint16_t>(record.type));
+  base::putLittleEndian<uint16_t>(out, kRecordFrameSize + kBIdLen, static_cast<uint16_t>(record.mailbox_id.size()));
   out.append(record.mailbox_id);
   DARIUS_RETURN_IF_ERROR(encodePayload(record, out));
   size_t body = out.size() - kRecordFrameSize;
@@ -315,23 +293,23 @@ Result<std::string> encodeFrame(const ChangeRecord& record) {
     return Status::tooBig("change record of " + std::to_string(body) + " bytes (limit " +
                           std::to_string(kMaxRecordBody) + ")");
   }
-  putAt<uint32_t>(out, 0, static_cast<uint32_t>(body));
+  base::putLittleEndian<uint32_t>(out, 0, static_cast<uint32_t>(body));
   return out;
 }
 
 void finishFrame(std::string& frame, uint64_t seq) {
-  putAt<uint64_t>(frame, kRecordFrameSize + kBSeq, seq);
+  base::putLittleEndian<uint64_t>(frame, kRecordFrameSize + kBSeq, seq);
   std::string_view v(frame);
-  putAt<uint32_t>(frame, 4, frameCrc(v.substr(0, 4), v.substr(kRecordFrameSize)));
+  base::putLittleEndian<uint32_t>(frame, 4, frameCrc(v.substr(0, 4), v.substr(kRecordFrameSize)));
 }
 
 Result<ChangeRecord> decodeBody(std::string_view body) {
   if (body.size() < kMinRecordBody) return Status::corruption("record body too short");
   ChangeRecord r;
-  r.seq = getAt<uint64_t>(body, kBSeq);
-  r.time_usec = getAt<int64_t>(body, kBTime);
-  r.type = static_cast<ChangeType>(getAt<uint16_t>(body, kBType));
-  uint16_t id_len = getAt<uint16_t>(body, kBIdLen);
+  r.seq = base::getLittleEndian<uint64_t>(body, kBSeq);
+  r.time_usec = base::getLittleEndian<int64_t>(body, kBTime);
+  r.type = static_cast<ChangeType>(base::getLittleEndian<uint16_t>(body, kBType));
+  uint16_t id_len = base::getLittleEndian<uint16_t>(body, kBIdLen);
   if (body.size() - kBId < id_len) return Status::corruption("record mailbox id overruns body");
   r.mailbox_id.assign(body.substr(kBId, id_len));
   if (!decodePayload(body.substr(kBId + id_len), r)) {

@@ -82,11 +82,7 @@ DeliveryJournal::~DeliveryJournal() {
   {
     std::lock_guard<std::mutex> g(mu_);
     if (abandoned_) return;
-    if (active_ != nullptr && active_->file != nullptr &&
-        active_->file->size() > kJournalHeaderSize) {
-      if (!active_->file->sync().isOk()) active_->failed = true;
-    }
-    if (active_ != nullptr) closed_.push_back(std::move(active_));
+    if (active_ != nullptr) closeActiveLocked();
     closed.swap(closed_);
   }
   if (!closed.empty()) {
@@ -126,22 +122,25 @@ Status DeliveryJournal::makeRoomLocked(size_t frame_size) {
   const bool full = active_ != nullptr && active_->file->size() > kJournalHeaderSize &&
                     active_->file->size() + frame_size > options_.segment_bytes;
   if (active_ != nullptr && !active_->failed && !active_->sealed && !full) return Status::ok();
-  if (active_ != nullptr) {
-    // A failed segment takes nothing more; a full one is closed. Its records are synced at
-    // the close, so that a closed segment never holds anything not yet durable.
-    if (!active_->failed && active_->file->size() > kJournalHeaderSize) {
-      if (Status s = active_->file->sync(); !s.isOk()) {
-        active_->failed = true;
-        failed_below_ = std::max(failed_below_, written_lsn_);
-      } else {
-        durable_lsn_ = std::max(durable_lsn_, written_lsn_);
-      }
-      synced_cv_.notify_all();
-    }
-    closed_.push_back(std::move(active_));
-    wake_cv_.notify_all();
-  }
+  // A failed or sealed segment takes nothing more; a full one is closed.
+  if (active_ != nullptr) closeActiveLocked();
   return startSegmentLocked();
+}
+
+void DeliveryJournal::closeActiveLocked() {
+  // Its records are synced at the close, so that a closed segment never holds anything not
+  // yet durable (sync() only ever flushes the active one).
+  if (!active_->failed && active_->file->size() > kJournalHeaderSize) {
+    if (Status s = active_->file->sync(); !s.isOk()) {
+      active_->failed = true;
+      failed_below_ = std::max(failed_below_, written_lsn_);
+    } else {
+      durable_lsn_ = std::max(durable_lsn_, written_lsn_);
+    }
+    synced_cv_.notify_all();
+  }
+  closed_.push_back(std::move(active_));
+  wake_cv_.notify_all();
 }
 
 Status DeliveryJournal::appendFrameLocked(const std::string& frame) {
@@ -198,8 +197,10 @@ Result<uint64_t> DeliveryJournal::writeAppend(
   // segment past its size (the next write then starts another).
   DARIUS_ASSIGN_OR_RETURN(std::string frame, encodeJournalAppend(seg, a));
   DARIUS_RETURN_IF_ERROR(appendFrameLocked(frame));
-  auto& uids = active_->touched[mailbox_path];
-  for (const JournalAppendEntry& e : a.entries) uids.insert(e.record.uid);
+  if (options_.filesystem_sync == nullptr) {  // a checkpoint by syncfs needs no list
+    auto& uids = active_->touched[mailbox_path];
+    for (const JournalAppendEntry& e : a.entries) uids.insert(e.record.uid);
+  }
   ++stats_.appends;
   return written_lsn_;
 }
@@ -309,16 +310,7 @@ Status DeliveryJournal::checkpoint() {
     if (active_ != nullptr && active_->file->size() > kJournalHeaderSize) {
       // Close the active segment: what it describes is written (an append record comes after
       // its files, index and cache writes), and a new segment takes what comes next.
-      if (!active_->failed) {
-        if (Status s = active_->file->sync(); !s.isOk()) {
-          active_->failed = true;
-          failed_below_ = std::max(failed_below_, written_lsn_);
-        } else {
-          durable_lsn_ = std::max(durable_lsn_, written_lsn_);
-        }
-        synced_cv_.notify_all();
-      }
-      closed_.push_back(std::move(active_));
+      closeActiveLocked();
       DARIUS_RETURN_IF_ERROR(startSegmentLocked());
     }
     closed.swap(closed_);

@@ -140,6 +140,7 @@ class DeliveryJournal {
   // mu_ held: closes a failed, sealed or full active segment and starts the next.
   base::Status makeRoomLocked(size_t frame_size);
   base::Status appendFrameLocked(const std::string& frame);  // mu_ held
+  void closeActiveLocked();  // mu_ held, active_ set: syncs it and moves it to closed_
   base::Status makeDurable(const std::vector<std::unique_ptr<Segment>>& closed);
   void checkpointLoop();
 

@@ -21,17 +21,12 @@ namespace {
 // already, written again if it is missing or not the message (a crash lost its data).
 // Either way it is synced (after a killed process its pages may not have reached the disk).
 Status restoreJournaledFile(io::Env& env, const std::string& path, const IndexRecord& r,
-                            std::string_view bytes, bool* rewritten) {
+                            std::string_view bytes, bool* rewritten,
+                            const std::function<Status(const std::string&)>& sync_kept) {
   *rewritten = false;
   auto have = env.readFile(path);
   if (!have.ok() && have.status().code() != base::Code::kNotFound) return have.status();
-  if (have.ok() && have->size() == r.size && sha1Of(*have) == r.guid) {
-    auto f = env.openWritable(path, io::Env::OpenMode::kAppend);
-    if (!f.ok()) return f.status();
-    Status s = (*f)->sync();
-    Status c = (*f)->close();
-    return s.isOk() ? c : s;
-  }
+  if (have.ok() && have->size() == r.size && sha1Of(*have) == r.guid) return sync_kept(path);
   if (bytes.size() != r.size || sha1Of(bytes) != r.guid) {
     return Status::corruption(path + ": the journal's message is not the record's");
   }
@@ -126,8 +121,9 @@ Result<JournalReplay> Mailbox::applyJournalAppend(
     }
     DARIUS_ASSIGN_OR_RETURN(std::string_view bytes, bytes_of(i));
     bool rewritten = false;
-    DARIUS_RETURN_IF_ERROR(restoreJournaledFile(env, m->messagePath(a.entries[i].record.uid),
-                                                a.entries[i].record, bytes, &rewritten));
+    DARIUS_RETURN_IF_ERROR(restoreJournaledFile(
+        env, m->messagePath(a.entries[i].record.uid), a.entries[i].record, bytes, &rewritten,
+        [&m](const std::string& p) { return m->syncFileAt(p); }));
     if (rewritten) ++out.files_restored;
   }
   DARIUS_RETURN_IF_ERROR(env.syncDir(dir));

@@ -51,6 +51,18 @@ Status PendingSync::run() {
   return status_;
 }
 
+namespace {
+
+// What every staged message carries, computed once for all its recipients.
+void describeInto(StagedMessage& m, std::string_view bytes) {
+  m.size = bytes.size();
+  m.header_size = headerSizeOf(bytes);
+  m.guid = sha1Of(bytes);
+  m.cache = buildCacheEntry(bytes);
+}
+
+}  // namespace
+
 Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
                                    std::string_view bytes, StageSync sync) {
   static std::atomic<uint64_t> counter{0};
@@ -72,19 +84,13 @@ Result<StagedMessage> stageMessage(io::Env& env, const std::string& stage_dir,
     (void)env.removeFile(m.path);
     return s;
   }
-  m.size = bytes.size();
-  m.header_size = headerSizeOf(bytes);
-  m.guid = sha1Of(bytes);
-  m.cache = buildCacheEntry(bytes);
+  describeInto(m, bytes);
   return m;
 }
 
 StagedMessage describeMessage(std::string_view bytes) {
   StagedMessage m;
-  m.size = bytes.size();
-  m.header_size = headerSizeOf(bytes);
-  m.guid = sha1Of(bytes);
-  m.cache = buildCacheEntry(bytes);
+  describeInto(m, bytes);
   m.bytes = std::make_shared<const std::string>(bytes);
   m.first_copy = std::make_shared<StagedMessage::FirstCopy>();
   return m;
