@@ -5,6 +5,8 @@
 
 #include "lib/io/faulty_env.h"
 #include "lib/io/temp_dir.h"
+#include "mailbox/header_file.h"
+#include "mailbox/journal_format.h"
 #include "mailbox/store_crash_scenario.h"
 
 namespace darius::mailbox::crash_scenario {
@@ -167,6 +169,62 @@ TEST(JournalReplayTest, FollowsARename) {
   auto bytes = io::Env::posix()->readFile(moved);
   ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
   EXPECT_EQ(*bytes, journalMessageText(0));
+}
+
+// Damage that still checks (a record whose message is not the one it names) is not replayed
+// into the mailbox: the segment is kept as .unreplayed for a person, the error logged, and the
+// store opens and works.
+TEST(JournalReplayTest, ASegmentThatDoesNotFitIsKeptAsideAndTheStoreOpens) {
+  auto t = io::TempDir::create("journal-replay");
+  ASSERT_TRUE(t.ok());
+  {
+    auto store = Store::open(journaledOptions(*t, nullptr));
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->create(name({})).ok());
+    (*store)->abandonJournals();
+  }
+  const std::string jdir = t->file("p1/") + std::string(kJournalDirName);
+  auto segs = DeliveryJournal::listSegments(*io::Env::posix(), jdir);
+  ASSERT_TRUE(segs.ok());
+  ASSERT_FALSE(segs->empty());
+  const uint64_t n = segs->back();
+  // A message record, and an append naming it with another message's size and GUID.
+  std::string seg = encodeJournalSegmentHeader({.segment = n});
+  Guid g{};
+  g.fill(7);
+  const uint64_t at = seg.size();
+  seg += encodeJournalMessage(n, g, journalMessageText(0));
+  auto header = readMailboxHeader(*io::Env::posix(), t->file("p1/user/alice"));
+  ASSERT_TRUE(header.ok());
+  JournalAppend a;
+  a.mailbox_dir = "user/alice";
+  a.unique_id = header->unique_id;
+  a.uidvalidity = header->uidvalidity;
+  a.generation = 1;
+  IndexRecord r;
+  r.uid = 1;
+  r.size = 3;
+  r.guid = g;
+  r.modseq = 2;
+  a.entries = {{r, at}};
+  seg += *encodeJournalAppend(n, a);
+  const std::string path = jdir + "/" + journalSegmentName(n);
+  auto f = io::Env::posix()->openWritable(path, io::Env::OpenMode::kTruncate);
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)->append(seg).isOk());
+  ASSERT_TRUE((*f)->close().isOk());
+
+  auto store = Store::open(options(*t, nullptr));
+  ASSERT_TRUE(store.ok()) << store.status().toString();
+  auto kept = io::Env::posix()->fileExists(path + ".unreplayed");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(*kept);
+  auto m = (*store)->openMailbox(name({}));
+  ASSERT_TRUE(m.ok()) << m.status().toString();
+  EXPECT_EQ(m->mailbox->recordCount(), 0u);
+  auto there = io::Env::posix()->fileExists(m->mailbox->messagePath(1));
+  ASSERT_TRUE(there.ok());
+  EXPECT_FALSE(*there);
 }
 
 }  // namespace
