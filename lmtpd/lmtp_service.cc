@@ -1,5 +1,8 @@
 #include "lmtpd/lmtp_service.h"
 
+#include "lib/log/log.h"
+#include "lib/net/thread_priority.h"
+
 namespace darius::lmtpd {
 
 LmtpOptions lmtpOptionsFromConfig(const config::Config& config) {
@@ -11,6 +14,7 @@ LmtpOptions lmtpOptionsFromConfig(const config::Config& config) {
   o.max_recipients = static_cast<size_t>(config.getInt("lmtp_max_recipients"));
   o.max_data_line = static_cast<size_t>(config.getSize("lmtp_max_line_length"));
   o.delivery_threads = static_cast<unsigned>(config.getInt("lmtp_delivery_threads"));
+  o.delivery_nice = static_cast<int>(config.getInt("lmtp_delivery_nice"));
   o.strict_rcpt = config.getBool("lmtp_strict_rcpt");
   o.over_quota_permanent = config.getBool("lmtp_over_quota_perm_failure");
   return o;
@@ -39,6 +43,13 @@ LmtpService::LmtpService(std::string name, LmtpOptions options, auth::UserStore&
   env_.users = &users;
   env_.deliverer = &deliverer_;
   env_.delivery_pool = &pool_;
+  // Interactive work first (issue 23): sessions run on the host's threads at the process's
+  // own priority; deliveries are the work that can wait.
+  base::Status niced = net::lowerPoolPriority(pool_, std::max(1u, options_.delivery_threads),
+                                              options_.delivery_nice);
+  if (!niced.isOk()) {
+    log::warning("lmtp: delivery threads keep their priority: {}", niced.toString());
+  }
   env_.service = name_;
   for (size_t i = 0; i < kVerbCount; ++i) {
     env_.commands[i] = &metrics.counter(

@@ -45,6 +45,7 @@ struct LmtpOptions {
   size_t max_recipients = 1000;             // per transaction; more get 452 4.5.3
   size_t max_data_line = 64 * 1024;         // lmtp_max_line_length: longest DATA line
   unsigned delivery_threads = 16;           // lmtp_delivery_threads
+  int delivery_nice = 10;                   // lmtp_delivery_nice
   bool vrfy_enabled = false;                // VRFY answers 252 when on, 502 when off
   // lmtp_strict_rcpt: RCPT TO:<local-part> without a domain is refused with 501 5.1.3, as
   // RFC 5321 has it, instead of naming a user of the default domain.

@@ -1,10 +1,7 @@
 #include "server/search_indexer.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "lib/log/log.h"
+#include "lib/net/thread_priority.h"
 #include "mailbox/mailbox.h"
 #include "mailbox/search_index.h"
 
@@ -36,8 +33,7 @@ void SearchIndexer::request(const std::string& dir) {
 }
 
 void SearchIndexer::run() {
-  // Linux nices threads one by one (setpriority on the thread id).
-  (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+  (void)net::lowerThisThreadPriority(10);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     if (pending_.empty()) {

@@ -53,6 +53,11 @@ setup)
   if [[ -n ${BENCH_SEARCH_INDEX:-} ]]; then
     printf 'search_index: %s\n' "$BENCH_SEARCH_INDEX" >>"$dir/darius.conf"
   fi
+  # DARIUS_EXTRA_CONFIG: lines appended as they are, for an A/B of one option in one run
+  # (e.g. DARIUS_EXTRA_CONFIG='lmtp_delivery_nice: 0').
+  if [[ -n ${DARIUS_EXTRA_CONFIG:-} ]]; then
+    printf '%s\n' "$DARIUS_EXTRA_CONFIG" >>"$dir/darius.conf"
+  fi
   "$darius" user add -C "$dir/darius.conf" cyrus --password bench >/dev/null
   for ((i = 2; i <= users; i++)); do
     "$darius" user add -C "$dir/darius.conf" "bench$i" --password bench >/dev/null

@@ -344,6 +344,13 @@ constexpr OptionDef kOptions[] = {
      .description = "Threads that write and fsync delivered messages, so the network threads "
                     "never wait for the disk; concurrent deliveries share fsyncs.",
      .section = "delivery", .min = 1, .max = 256},
+    {.name = "lmtp_delivery_nice", .type = T::kInt, .default_value = "10",
+     .description = "The nice value of the delivery threads (0 to 19; 0 leaves them as the "
+                    "sessions). Interactive work first: when the cores are busy, IMAP and POP3 "
+                    "sessions get most of them and deliveries, which an MTA can wait for, slow "
+                    "down instead; at 10 a delivery thread weighs about a tenth of a session's "
+                    "thread, so deliveries never starve.",
+     .section = "delivery", .min = 0, .max = 19},
     {.name = "pop3_uidl_format", .type = T::kEnum, .default_value = "uidvalidity.uid",
      .description = "What POP3 UIDL answers for a message: `uidvalidity.uid` (Cyrus's form), "
                     "`uid`, or `guid` (the SHA-1 of the message); all are stable across "

@@ -117,6 +117,23 @@ class LmtpDeliveryTest(unittest.TestCase):
         for user in USERS:
             self.drain(user)
 
+    def test_delivery_threads_run_niced_and_session_threads_do_not(self):
+        # Interactive work first (issue 23): lmtp_delivery_nice (10 by default) on the
+        # lmtp_delivery_threads (16) threads of the delivery pool, nothing else touched.
+        # Field 19 of /proc/PID/task/TID/stat is the thread's nice value.
+        nices = []
+        task_dir = f"/proc/{self.inst.proc.pid}/task"
+        for tid in os.listdir(task_dir):
+            try:
+                with open(os.path.join(task_dir, tid, "stat")) as f:
+                    stat = f.read()
+            except FileNotFoundError:
+                continue  # a thread that ended meanwhile
+            nices.append(int(stat[stat.rindex(")") + 2:].split()[16]))
+        base = nices.count(0)
+        self.assertGreaterEqual(nices.count(10), 16, nices)  # the pool, the search indexer
+        self.assertGreaterEqual(base, 2, nices)  # main and the I/O threads keep theirs
+
     def test_swaks_delivers_to_several_users(self):
         path = os.path.join(self.inst.dir, "swaks.eml")
         with open(path, "w") as f:
