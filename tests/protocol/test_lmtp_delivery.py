@@ -121,18 +121,24 @@ class LmtpDeliveryTest(unittest.TestCase):
         # Interactive work first (issue 23): lmtp_delivery_nice (10 by default) on the
         # lmtp_delivery_threads (16) threads of the delivery pool, nothing else touched.
         # Field 19 of /proc/PID/task/TID/stat is the thread's nice value.
+        def nice_of(stat_path):
+            with open(stat_path) as f:
+                stat = f.read()
+            return int(stat[stat.rindex(")") + 2:].split()[16])
+
+        pid = self.inst.proc.pid
+        base = nice_of(f"/proc/{pid}/stat")  # the main thread: what the process was started at
+        if base >= 10:
+            self.skipTest(f"dariusd was started at nice {base}")
         nices = []
-        task_dir = f"/proc/{self.inst.proc.pid}/task"
+        task_dir = f"/proc/{pid}/task"
         for tid in os.listdir(task_dir):
             try:
-                with open(os.path.join(task_dir, tid, "stat")) as f:
-                    stat = f.read()
+                nices.append(nice_of(os.path.join(task_dir, tid, "stat")))
             except FileNotFoundError:
                 continue  # a thread that ended meanwhile
-            nices.append(int(stat[stat.rindex(")") + 2:].split()[16]))
-        base = nices.count(0)
         self.assertGreaterEqual(nices.count(10), 16, nices)  # the pool, the search indexer
-        self.assertGreaterEqual(base, 2, nices)  # main and the I/O threads keep theirs
+        self.assertGreaterEqual(nices.count(base), 2, nices)  # main and the I/O threads
 
     def test_swaks_delivers_to_several_users(self):
         path = os.path.join(self.inst.dir, "swaks.eml")
