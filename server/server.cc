@@ -80,6 +80,7 @@ int runServer(const std::string& config_path) {
   auto threads = config.getInt("worker_threads");
   net::ServerHost host(net::ServerHostOptions{
       .threads = static_cast<unsigned>(threads),
+      .blocking_threads = static_cast<unsigned>(config.getInt("blocking_threads")),
       .shutdown_timeout = config.getDuration("shutdown_timeout"),
       .max_connections = static_cast<size_t>(config.getInt("max_connections")),
       .max_connections_per_host = static_cast<size_t>(config.getInt("max_connections_per_host")),

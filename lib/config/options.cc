@@ -49,6 +49,12 @@ constexpr OptionDef kOptions[] = {
     {.name = "worker_threads", .type = T::kInt, .default_value = "0",
      .description = "Threads serving connections; 0 means one per CPU core.",
      .section = "general", .min = 0, .max = 256},
+    {.name = "blocking_threads", .type = T::kInt, .default_value = "16",
+     .description = "Threads that run the sessions' mailbox work (SELECT, STORE, SEARCH, ...) "
+                    "and password checks off the network threads. Most of that work is short, "
+                    "but some of it waits for the disk (a STORE's fsync): with too few threads, "
+                    "one session's wait holds up every other session's command.",
+     .section = "general", .min = 1, .max = 256},
     {.name = "shutdown_timeout", .type = T::kDuration, .default_value = "10s",
      .description = "How long a graceful shutdown waits for sessions to finish before "
                     "closing them.",

@@ -28,7 +28,7 @@ namespace darius::net {
 
 struct ServerHostOptions {
   unsigned threads = 0;  // 0: one per core
-  unsigned blocking_threads = 2;  // password hashing and other CPU-heavy steps
+  unsigned blocking_threads = 2;  // sessions' mailbox work, password hashing (blocking_threads)
   std::chrono::milliseconds shutdown_timeout{10000};
   size_t max_connections = 10000;
   size_t max_connections_per_host = 200;

@@ -8,6 +8,7 @@
 #include <asio/post.hpp>
 #include <cerrno>
 #include <latch>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -35,23 +36,33 @@ base::Status lowerThisThreadPriority(int nice) {
 
 base::Status lowerPoolPriority(asio::thread_pool& pool, unsigned threads, int nice) {
   if (nice <= 0 || threads == 0) return base::Status::ok();
-  std::latch all_taken(static_cast<std::ptrdiff_t>(threads));
-  std::mutex mu;
-  base::Status first = base::Status::ok();
+  // On the heap and shared by every task: a pool thread may still be inside
+  // all_taken.arrive_and_wait() after the count reached zero, so neither latch may live on
+  // this function's stack (a waiter would then sleep on freed memory and the pool never join).
+  struct Barrier {
+    explicit Barrier(unsigned n)
+        : all_taken(static_cast<std::ptrdiff_t>(n)), done(static_cast<std::ptrdiff_t>(n)) {}
+    std::latch all_taken;
+    std::latch done;
+    std::mutex mu;
+    base::Status first = base::Status::ok();
+  };
+  auto barrier = std::make_shared<Barrier>(threads);
   for (unsigned i = 0; i < threads; ++i) {
-    asio::post(pool, [&] {
+    asio::post(pool, [barrier, nice] {
       base::Status s = lowerThisThreadPriority(nice);
       if (!s.isOk()) {
-        std::lock_guard lock(mu);
-        if (first.isOk()) first = s;
+        std::lock_guard lock(barrier->mu);
+        if (barrier->first.isOk()) barrier->first = s;
       }
       // Keeps this thread until every thread holds a task, so each thread takes exactly one.
-      all_taken.arrive_and_wait();
+      barrier->all_taken.arrive_and_wait();
+      barrier->done.count_down();
     });
   }
-  all_taken.wait();
-  std::lock_guard lock(mu);
-  return first;
+  barrier->done.wait();
+  std::lock_guard lock(barrier->mu);
+  return barrier->first;
 }
 
 }  // namespace darius::net
