@@ -6,7 +6,8 @@
 // Delivery threads: sessions hand each finished message to a pool of its own (size
 // lmtp_delivery_threads), not to the host's small blocking pool: a delivery spends most of its
 // time waiting for fsyncs, and concurrent deliveries share them (group commit in the Store and
-// the change log) only if enough of them can wait at once.
+// the change log) only if enough of them can wait at once. They run at nice
+// lmtp_delivery_nice (lib/net/thread_priority.h), so that sessions get the cores first.
 //
 // Ownership: the composition root (server/) owns the service; the UserStore, Store and
 // Metrics it is given must outlive it. It owns the DuplicateDb and the delivery pool, whose

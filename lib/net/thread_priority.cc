@@ -21,7 +21,6 @@ id_t currentThreadId() { return static_cast<id_t>(::syscall(SYS_gettid)); }
 }  // namespace
 
 int threadNice() {
-  errno = 0;  // getpriority may return -1 as a value
   return ::getpriority(PRIO_PROCESS, currentThreadId());
 }
 
