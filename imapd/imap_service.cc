@@ -1,6 +1,7 @@
 #include "imapd/imap_service.h"
 
 #include <algorithm>
+#include <thread>
 #include <unistd.h>
 
 #include "lib/log/log.h"
@@ -45,6 +46,9 @@ ImapService::ImapService(std::string name, const config::Config& config, auth::U
   settings_.search_index = config.getBool("search_index");
   settings_.search_index_catch_up =
       static_cast<size_t>(std::max<int64_t>(0, config.getInt("search_index_catch_up")));
+  settings_.max_search_contexts = static_cast<size_t>(config.getInt("search_contexts"));
+  settings_.search_threads = std::clamp<size_t>(static_cast<size_t>(config.getInt("search_threads")),
+                                                1, std::max(1u, std::thread::hardware_concurrency()));
   limits_.max_line = static_cast<size_t>(settings_.max_line_length);
   limits_.max_literal = settings_.max_literal_size;
 

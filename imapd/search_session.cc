@@ -75,6 +75,7 @@ asio::awaitable<std::unique_ptr<PreparedScope>> prepareScope(Session& session,
   scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
   scope.saved = &session.savedResult();
   scope.seen = sel.seenState();  // per-user \Seen (selected.h)
+  scope.threads = session.settings().search_threads;
   co_return prepared;
 }
 
@@ -98,8 +99,6 @@ void startContext(Session& session, const std::string& tag, const search::Search
   auto refuse = [&](std::string_view why) {
     session.writeUntagged("NO [NOUPDATE " + proto::quoteString(tag) + "] " + std::string(why));
   };
-  std::string why = search::contextRefusal(args);
-  if (!why.empty()) return refuse(why);
   if (session.searchContexts().full()) return refuse("Too many search contexts");
   SelectedMailbox& sel = *session.selected();
   const proto::SequenceSet& saved = session.savedResult();

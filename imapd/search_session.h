@@ -52,8 +52,8 @@ asio::awaitable<std::unique_ptr<PreparedScope>> prepareScope(Session& session,
 asio::awaitable<void> dropIfDamaged(Session& session, const PreparedScope& prepared);
 
 // RFC 5267 §4.3: keeps the command's result live as a context of the session, or refuses
-// with an untagged NO [NOUPDATE "tag"] (§4.3.1: too many contexts, OLDER/YOUNGER, a program
-// that cannot be kept). `matches` is the result in mailbox order; `order` (SORT) keeps the
+// with an untagged NO [NOUPDATE "tag"] (§4.3.1: more than `search_contexts`, or a
+// program that cannot be kept). `matches` is the result in mailbox order; `order` (SORT) keeps the
 // context in sort order, `learn` tells it the sort keys of messages that join it. Runs
 // before a SAVE of the command replaces "$", which the program may name.
 void startContext(Session& session, const std::string& tag, const search::SearchArgs& args,

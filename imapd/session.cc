@@ -142,7 +142,7 @@ asio::awaitable<void> Session::sendContextUpdates(bool allow_expunge, std::strin
   scope.is_recent = [&sel](uint32_t uid) { return sel.isRecent(uid); };
   scope.seen = sel.seenState();
   Status s;
-  if (contexts_->cost() == 0 || checks.empty()) {
+  if ((contexts_->cost() == 0 || checks.empty()) && !contexts_->ages()) {
     s = contexts_->evaluate(scope, checks);
   } else {
     s = co_await blocking([&] { return contexts_->evaluate(scope, checks); });

@@ -66,6 +66,8 @@ struct SessionSettings {
   size_t search_index_catch_up = 5000;
   // Live SEARCH contexts (RFC 5267 §4.3.1) one session may keep; beyond, NOUPDATE.
   size_t max_search_contexts = 8;
+  // Threads one SEARCH may use to check candidate messages (search_eval.h SearchScope).
+  size_t search_threads = 1;
 };
 
 // What a session borrows from its service; all of it outlives the session.

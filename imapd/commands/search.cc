@@ -16,7 +16,7 @@
 // RETURN (UPDATE) (RFC 5267 §4.3, CONTEXT=SEARCH) keeps the search live as a search context
 // of the session (search/search_context.h): its sets pinned to the UIDs they name now, its
 // result the matches. A tag already used by a live context is BAD; a context the server
-// will not keep (too many, OLDER/YOUNGER) is an untagged NO [NOUPDATE "tag"] after the
+// will not keep (more than `search_contexts`) is an untagged NO [NOUPDATE "tag"] after the
 // ESEARCH, the other options still answered (§4.3.1). PARTIAL (RFC 9394) is formatted by
 // search_response.
 #include <algorithm>

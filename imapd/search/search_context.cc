@@ -1,6 +1,7 @@
 #include "imapd/search/search_context.h"
 
 #include <algorithm>
+#include <ctime>
 
 #include "lib/proto/chars.h"
 
@@ -26,6 +27,8 @@ SearchContext::SearchContext(std::string tag, bool by_uid, SearchProgram program
       order_(std::move(order)),
       learn_(std::move(learn)),
       members_(results.begin(), results.end()) {
+  ages_ = program_.ages();
+  evaluated_at_ = static_cast<int64_t>(::time(nullptr));
   if (order_) {
     ordered_ = std::move(results);
     std::stable_sort(ordered_.begin(), ordered_.end(), order_);
@@ -35,6 +38,29 @@ SearchContext::SearchContext(std::string tag, bool by_uid, SearchProgram program
 std::vector<uint32_t> SearchContext::results() const {
   if (order_) return ordered_;
   return {members_.begin(), members_.end()};
+}
+
+base::Result<std::vector<uint32_t>> SearchContext::agedSince(const SearchScope& scope,
+                                                             int64_t now) {
+  std::vector<uint32_t> out;
+  const int64_t then = evaluated_at_;
+  evaluated_at_ = now;
+  if (ages_.empty() || now == then || scope.mailbox == nullptr || scope.view.empty()) return out;
+  // A key with interval I flips for INTERNALDATEs between then - I and now - I; a second of
+  // slack each side covers the command's own clock reading, which came a moment earlier.
+  const int64_t lo = std::min(then, now) - 1, hi = std::max(then, now) + 1;
+  const mailbox::Mailbox& mb = *scope.mailbox;
+  for (size_t i = 0; i < mb.recordCount(); ++i) {
+    DARIUS_ASSIGN_OR_RETURN(mailbox::IndexRecord r, mb.record(i));
+    if (!std::binary_search(scope.view.begin(), scope.view.end(), r.uid)) continue;
+    for (int64_t age : ages_) {
+      if (r.internal_date >= lo - age && r.internal_date <= hi - age) {
+        out.push_back(r.uid);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 Status SearchContext::setChecked(const SearchScope& scope, std::vector<uint32_t> checked,
@@ -174,15 +200,33 @@ int SearchContexts::cost() const {
   return cost;
 }
 
-Status SearchContexts::evaluate(const SearchScope& scope, std::span<const uint32_t> uids) {
+bool SearchContexts::ages() const {
+  return std::any_of(contexts_.begin(), contexts_.end(), [](const auto& c) { return c->ages(); });
+}
+
+Status SearchContexts::evaluate(const SearchScope& given, std::span<const uint32_t> uids) {
+  // One clock reading for every context and key of this round.
+  SearchScope scope = given;
+  if (scope.now == 0) scope.now = static_cast<int64_t>(::time(nullptr));
   for (auto& c : contexts_) {
+    std::vector<uint32_t> checks(uids.begin(), uids.end());
+    if (c->ages()) {
+      DARIUS_ASSIGN_OR_RETURN(std::vector<uint32_t> aged, c->agedSince(scope, scope.now));
+      if (!aged.empty()) {
+        std::vector<uint32_t> both;
+        both.reserve(checks.size() + aged.size());
+        std::set_union(checks.begin(), checks.end(), aged.begin(), aged.end(),
+                       std::back_inserter(both));
+        checks = std::move(both);
+      }
+    }
     std::vector<uint32_t> matching;
-    if (!uids.empty()) {
-      DARIUS_ASSIGN_OR_RETURN(SearchOutcome o, c->program().runOn(scope, uids));
+    if (!checks.empty()) {
+      DARIUS_ASSIGN_OR_RETURN(SearchOutcome o, c->program().runOn(scope, checks));
       matching.reserve(o.matches.size());
       for (const SearchMatch& m : o.matches) matching.push_back(m.uid);
     }
-    DARIUS_RETURN_IF_ERROR(c->setChecked(scope, {uids.begin(), uids.end()}, std::move(matching)));
+    DARIUS_RETURN_IF_ERROR(c->setChecked(scope, std::move(checks), std::move(matching)));
   }
   return Status::ok();
 }
@@ -199,15 +243,6 @@ std::string SearchContexts::applyChecks(const NumberOf& number_of) {
   std::string out;
   for (auto& c : contexts_) out += c->applyChecks(number_of);
   return out;
-}
-
-std::string contextRefusal(const SearchArgs& args) {
-  for (const SearchKey& k : args.keys) {
-    if (k.kind == KeyKind::kOlder || k.kind == KeyKind::kYounger) {
-      return "OLDER and YOUNGER results change with time, not kept live";
-    }
-  }
-  return {};
 }
 
 SearchArgs pinSets(SearchArgs args, const ResolveSet& resolve) {

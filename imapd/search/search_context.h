@@ -17,6 +17,12 @@
 // and a Learn hook that reads the keys of messages joining it; the context then keeps its
 // result in that order and reports each change at its position (1-based, processed in turn).
 //
+// OLDER and YOUNGER (RFC 5032) change a result with the clock, not with the mailbox. A context
+// with them also re-checks, at each evaluate(), the messages whose INTERNALDATE crossed one of
+// its boundaries (now minus the interval) since the last one, so its updates come when the
+// session next reports changes (any command, or a change seen in IDLE): RFC 5032 §2 lets the
+// server "perform the evaluation periodically" and "delay the updates".
+//
 // When the session writes updates (Session::sendUpdates, selected.h): (1) evaluate() runs the
 // programs over the re-checked UIDs (the blocking pool when a program reads the cache or
 // files); (2) removeExpunged() gives the REMOVEFROM for expunged results, which must go before
@@ -66,6 +72,13 @@ class SearchContext {
   const std::string& tag() const { return tag_; }
   bool byUid() const { return by_uid_; }
   const SearchProgram& program() const { return program_; }
+  // Whether the result depends on the clock (OLDER/YOUNGER), and the time (seconds since the
+  // epoch) the result is for.
+  bool ages() const { return !ages_.empty(); }
+  int64_t evaluatedAt() const { return evaluated_at_; }
+  // The UIDs of `scope` whose match may have changed with the clock from evaluatedAt() to
+  // `now` (ascending), and now becomes evaluatedAt().
+  base::Result<std::vector<uint32_t>> agedSince(const SearchScope& scope, int64_t now);
   // The result in the requested order.
   std::vector<uint32_t> results() const;
   bool contains(uint32_t uid) const { return members_.count(uid) != 0; }
@@ -89,6 +102,8 @@ class SearchContext {
   std::string tag_;
   bool by_uid_ = false;
   SearchProgram program_;
+  std::vector<int64_t> ages_;  // program_.ages()
+  int64_t evaluated_at_ = 0;
   Order order_;
   Learn learn_;
   std::set<uint32_t> members_;     // the result
@@ -113,6 +128,8 @@ class SearchContexts {
   // The most expensive source a program reads (search_eval.h), to know whether evaluate()
   // belongs on the blocking pool.
   int cost() const;
+  // Whether a context depends on the clock: evaluate() then reads the index's records.
+  bool ages() const;
 
   // (1) Re-checks `uids` (ascending) against every context.
   base::Status evaluate(const SearchScope& scope, std::span<const uint32_t> uids);
@@ -124,11 +141,6 @@ class SearchContexts {
   size_t max_;
   std::vector<std::unique_ptr<SearchContext>> contexts_;
 };
-
-// Why a program cannot be kept live, or "" if it can: OLDER and YOUNGER (RFC 5032 §2) change
-// their result with the clock, not with the mailbox, so re-checking changed messages would
-// miss messages that age out of it; such a context is refused with NOUPDATE.
-std::string contextRefusal(const SearchArgs& args);
 
 // Resolves a sequence set to the UIDs it names now: (set, by_uid) -> ascending UIDs.
 using ResolveSet = std::function<std::vector<uint32_t>(const proto::SequenceSet&, bool by_uid)>;

@@ -1,12 +1,13 @@
 // Search contexts (RFC 5267 §4.3): the ADDTO and REMOVEFROM lines a context gives for
 // re-checked and expunged messages, in UID and sequence-number form, in mailbox order
 // (position 0) and in a supplied order (positions, as CONTEXT=SORT uses); the session's
-// set of contexts (limit, tags, CANCELUPDATE); sets pinned at command time; and the programs
-// a context refuses.
+// set of contexts (limit, tags, CANCELUPDATE); sets pinned at command time; and the clock
+// intervals of OLDER/YOUNGER programs.
 #include "imapd/search/search_context.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <span>
 #include <string>
@@ -158,10 +159,14 @@ TEST(SearchContexts, SetsArePinnedToUids) {
   EXPECT_EQ(describe(pinSets(argsOf("SUBJECT x UNSEEN"), resolve)), "SUBJECT \"x\" UNSEEN");
 }
 
-TEST(SearchContexts, TimeRelativeProgramsAreRefused) {
-  EXPECT_EQ(contextRefusal(argsOf("UNSEEN SUBJECT x")), "");
-  EXPECT_NE(contextRefusal(argsOf("YOUNGER 60")), "");
-  EXPECT_NE(contextRefusal(argsOf("OR SEEN (NOT OLDER 60)")), "");
+TEST(SearchContexts, TimeRelativeProgramsKnowTheirAges) {
+  EXPECT_TRUE(programOf("UNSEEN SUBJECT x").ages().empty());
+  EXPECT_EQ(programOf("YOUNGER 60").ages(), (std::vector<int64_t>{60}));
+  std::vector<int64_t> both = programOf("OR SEEN (NOT OLDER 90) YOUNGER 5").ages();
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(both, (std::vector<int64_t>{5, 90}));
+  SearchContexts none(0);  // search_contexts: 0 keeps no context at all
+  EXPECT_TRUE(none.full());
 }
 
 }  // namespace

@@ -4,7 +4,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <ctime>
+#include <memory>
+#include <system_error>
+#include <thread>
 
 #include "mailbox/search_text.h"
 #include "mailbox/sent_date.h"
@@ -80,10 +84,17 @@ bool compareDay(KeyKind k, int64_t day, int64_t key_day) {
 
 // What one message offers the keys, each source loaded on first use and kept until the next
 // message: the record (always), the cache entry, the mapped and parsed file.
+//
+// With defer_files, a key that needs the file does not read it: it answers false and marks
+// the state deferred(), so the caller knows the outcome is not final and evaluates the
+// message again later (allowFiles()), possibly on another thread. That second evaluation
+// must not touch the Mailbox (its cache mapping is not thread-safe): preloadCache() reads
+// the cache entry first, and the file is read through its path alone.
 class MessageState {
  public:
-  MessageState(const mailbox::Mailbox& mailbox, const IndexRecord& record, uint32_t msn)
-      : mailbox_(mailbox), record_(record), msn_(msn) {}
+  MessageState(const mailbox::Mailbox& mailbox, const IndexRecord& record, uint32_t msn,
+               bool defer_files = false)
+      : mailbox_(mailbox), record_(record), msn_(msn), defer_files_(defer_files) {}
   MessageState(const MessageState&) = delete;
   MessageState& operator=(const MessageState&) = delete;
 
@@ -91,6 +102,12 @@ class MessageState {
   uint32_t msn() const { return msn_; }
   bool unreadable() const { return unreadable_; }
   bool fileOpened() const { return file_tried_ && message_.has_value(); }
+  bool deferred() const { return deferred_; }
+  void preloadCache() { (void)cachedHeader(); }
+  void allowFiles() {
+    defer_files_ = false;
+    deferred_ = false;
+  }
 
   // The header block: from the cache when it has the field, else from the file. Null when
   // neither can be read.
@@ -105,6 +122,10 @@ class MessageState {
   }
 
   const mime::Message* message() {
+    if (defer_files_) {
+      deferred_ = true;
+      return nullptr;
+    }
     if (!file_tried_) {
       file_tried_ = true;
       if (!mapFile()) {
@@ -143,7 +164,7 @@ class MessageState {
   }
 
   bool mapFile() {
-    auto fd = io::openFile(mailbox_.messagePath(record_.uid), O_RDONLY);
+    auto fd = io::openFile(mailbox_.messagePath(record_.uid), O_RDONLY);  // const, no state
     if (!fd.ok()) return false;
     struct stat st {};
     if (::fstat(fd->get(), &st) != 0) return false;
@@ -154,8 +175,10 @@ class MessageState {
   }
 
   const mailbox::Mailbox& mailbox_;
-  const IndexRecord& record_;
+  const IndexRecord record_;  // a copy: a deferred state outlives the caller's record
   const uint32_t msn_;
+  bool defer_files_ = false;
+  bool deferred_ = false;
   bool unreadable_ = false;
   bool cache_tried_ = false;
   std::optional<mailbox::CacheEntry> cache_;
@@ -189,10 +212,17 @@ class Evaluator {
         }
       }
     }
+    for (const SearchProgram::Node& n : nodes) {
+      bool boolean = n.kind == KeyKind::kAnd || n.kind == KeyKind::kOr || n.kind == KeyKind::kNot;
+      if (!boolean && n.cost == kCostCache) uses_cache_ = true;
+    }
     max_msn_ = static_cast<uint32_t>(scope.view.size());
     max_uid_ = scope.view.empty() ? 0 : scope.view.back();
     now_ = scope.now != 0 ? scope.now : static_cast<int64_t>(::time(nullptr));
   }
+
+  // Whether a key reads the cache entry (a deferred message then preloads it).
+  bool usesCache() const { return uses_cache_; }
 
   bool eval(uint32_t index, MessageState& m) const {
     const SearchProgram::Node& n = nodes_[index];
@@ -299,10 +329,49 @@ class Evaluator {
   const SearchScope& scope_;
   std::vector<int> keyword_bits_;  // per node: the user flag bit of KEYWORD/UNKEYWORD, or -1
   std::vector<std::optional<mailbox::SearchFilter>> filters_;  // per node: TEXT/BODY
+  bool uses_cache_ = false;
   uint32_t max_msn_ = 0;
   uint32_t max_uid_ = 0;
   int64_t now_ = 0;  // OLDER / YOUNGER
 };
+
+// The messages whose outcome needs their files, found by the first pass (MessageState's
+// defer_files) and evaluated here, on up to `threads` threads, the caller's among them: reading
+// and decoding the candidates of a TEXT search is nearly all of its time, and each message is
+// independent. Each thread takes the next message in turn, so a few large messages do not
+// leave the others idle. Matches are added to `out` (the caller sorts them).
+constexpr size_t kDeferredPerThread = 8;  // fewer than this per thread: not worth a thread
+
+void settleDeferred(const Evaluator& ev, std::vector<std::unique_ptr<MessageState>>& pending,
+                    size_t threads, SearchOutcome& out) {
+  if (pending.empty()) return;
+  std::vector<char> hit(pending.size(), 0);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
+      hit[i] = ev.eval(0, *pending[i]) ? 1 : 0;
+    }
+  };
+  const size_t want = std::min(threads, pending.size() / kDeferredPerThread);
+  std::vector<std::thread> helpers;
+  for (size_t i = 1; i < want; ++i) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others (and the caller) do the work
+    }
+  }
+  work();
+  for (std::thread& h : helpers) h.join();
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const MessageState& m = *pending[i];
+    if (hit[i]) out.matches.push_back({m.msn(), m.record().uid, m.record().modseq});
+    if (m.unreadable()) ++out.unreadable;
+    if (m.fileOpened()) ++out.files_opened;
+  }
+  std::sort(out.matches.begin(), out.matches.end(),
+            [](const SearchMatch& a, const SearchMatch& b) { return a.uid < b.uid; });
+}
 
 int costOf(std::vector<SearchProgram::Node>& nodes, uint32_t index) {
   SearchProgram::Node& n = nodes[index];
@@ -374,11 +443,23 @@ Result<SearchProgram> SearchProgram::compile(const SearchArgs& args) {
 
 int SearchProgram::cost() const { return nodes_.empty() ? 0 : nodes_[0].cost; }
 
+std::vector<int64_t> SearchProgram::ages() const {
+  std::vector<int64_t> out;
+  for (const Node& n : nodes_) {
+    if (n.kind == KeyKind::kOlder || n.kind == KeyKind::kYounger) {
+      out.push_back(static_cast<int64_t>(n.number));
+    }
+  }
+  return out;
+}
+
 Result<SearchOutcome> SearchProgram::run(const SearchScope& scope) const {
   SearchOutcome out;
   if (scope.mailbox == nullptr || scope.view.empty()) return out;
   const mailbox::Mailbox& mb = *scope.mailbox;
   Evaluator ev(nodes_, scope);
+  const bool defer = scope.threads > 1 && cost() == kCostFile;
+  std::vector<std::unique_ptr<MessageState>> pending;
 
   // Where the view's first UID is among the records; from there both ascend together.
   DARIUS_ASSIGN_OR_RETURN(int64_t start, mb.findUid(scope.view.front()));
@@ -395,11 +476,18 @@ Result<SearchOutcome> SearchProgram::run(const SearchScope& scope) const {
     // A message of the view that has left the index (expunged and compacted meanwhile, not
     // yet reported) has nothing left to match.
     if (!rec || rec->uid != uid) continue;
-    MessageState m(mb, *rec, static_cast<uint32_t>(i + 1));
-    if (ev.eval(0, m)) out.matches.push_back({m.msn(), uid, rec->modseq});
+    MessageState m(mb, *rec, static_cast<uint32_t>(i + 1), defer);
+    const bool hit = ev.eval(0, m);
+    if (m.deferred()) {
+      pending.push_back(std::make_unique<MessageState>(mb, *rec, m.msn()));
+      if (ev.usesCache()) pending.back()->preloadCache();
+      continue;
+    }
+    if (hit) out.matches.push_back({m.msn(), uid, rec->modseq});
     if (m.unreadable()) ++out.unreadable;
     if (m.fileOpened()) ++out.files_opened;
   }
+  settleDeferred(ev, pending, scope.threads, out);
   return out;
 }
 

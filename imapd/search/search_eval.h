@@ -17,8 +17,11 @@
 //
 // So SEARCH SUBJECT, FROM, flags and dates never open a message file, and SEARCH TEXT opens
 // each candidate's file once (mapped, parsed once, then dropped before the next message),
-// whatever the number of keys that need it. Memory is one message's worth at a time plus the
-// list of matches.
+// whatever the number of keys that need it. Memory is one message's worth at a time per
+// thread plus the list of matches. With SearchScope::threads > 1, run() first settles what
+// the records, cache entries and search index decide, then reads the remaining messages'
+// files on that many threads; each thread evaluates whole messages and never touches the
+// Mailbox (the cache entries of those messages are read beforehand).
 //
 // Dates (RFC 9051 §6.4.4, "disregarding time and timezone"): INTERNALDATE is taken as the day
 // in the zone it was given in (the APPEND's or delivery's), SENT* as the day written in the
@@ -32,7 +35,8 @@
 // Ownership: a SearchProgram owns its keys and matchers; run() borrows the mailbox and the
 // scope for the duration of the call. Thread-safety: a compiled program is immutable and may
 // run on any thread; run() uses the Mailbox, which must not be used by anyone else meanwhile
-// (the session awaits it on the blocking pool).
+// (the session awaits it on the blocking pool), and may call scope.is_recent from the
+// threads it starts (it must be safe to call concurrently, as a read of a set is).
 #pragma once
 
 #include <cstddef>
@@ -72,6 +76,10 @@ struct SearchScope {
   const mailbox::SearchIndex* index = nullptr;
   // "Now" for OLDER and YOUNGER (RFC 5032), seconds since the epoch; 0: the clock at run().
   int64_t now = 0;
+  // Threads run() may use to read and check message files (the caller's among them): with
+  // more than one, a first pass settles every message its index record, cache entry and the
+  // search index decide, and the rest are read in parallel (search_threads).
+  size_t threads = 1;
 };
 
 struct SearchMatch {
@@ -102,6 +110,9 @@ class SearchProgram {
 
   // The most expensive source the program reads (0 index, 1 cache, 2 message files).
   int cost() const;
+  // The intervals of its OLDER and YOUNGER keys (RFC 5032), in seconds: a message's match
+  // can change with the clock only when its INTERNALDATE is near now minus one of them.
+  std::vector<int64_t> ages() const;
 
   struct Node {
     KeyKind kind = KeyKind::kAll;

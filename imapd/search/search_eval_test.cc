@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "imapd/search/search_context.h"
 #include "imapd/search/search_test_util.h"
 #include "mailbox/store.h"
 
@@ -259,6 +260,48 @@ TEST_F(FourMessages, OlderAndYounger) {
   now_ = 0;
   EXPECT_EQ(search("OLDER 1"), (U{a_, b_, c_, d_}));
   EXPECT_EQ(search("YOUNGER 1"), U{});
+}
+
+// A live context with OLDER/YOUNGER (RFC 5032 §2, "the server might perform the evaluation
+// periodically"): when the clock moves, the messages whose INTERNALDATE crossed a boundary
+// are re-checked, though the mailbox did not change.
+TEST_F(FourMessages, ContextWithYoungerFollowsTheClock) {
+  const int64_t t0 = kJan1_2024 + 100 * 86400;  // now - 31 days is c_'s date exactly
+  std::string text = " YOUNGER " + std::to_string(31 * 86400);
+  proto::ArgParser p(text);
+  auto args = parseSearchArgs(p, true);
+  ASSERT_TRUE(args.ok());
+  auto prog = SearchProgram::compile(*args);
+  ASSERT_TRUE(prog.ok());
+  EXPECT_EQ(prog->ages(), (std::vector<int64_t>{31 * 86400}));
+  view_ = allUids();
+  SearchScope scope;
+  scope.mailbox = &mailbox();
+  scope.view = view_;
+  SearchContexts contexts;
+  contexts.add(std::make_unique<SearchContext>("T1", true, std::move(*prog), U{c_, d_}));
+  EXPECT_TRUE(contexts.ages());
+  auto uid_only = [](uint32_t) -> uint32_t { return 0; };
+  scope.now = t0;  // the first round only records the time (the result is for t0)
+  ASSERT_TRUE(contexts.evaluate(scope, {}).isOk());
+  EXPECT_EQ(contexts.applyChecks(uid_only), "");
+  scope.now = t0 + 1;  // c_ is now one second too old
+  ASSERT_TRUE(contexts.evaluate(scope, {}).isOk());
+  EXPECT_EQ(contexts.applyChecks(uid_only),
+            "* ESEARCH (TAG \"T1\") UID REMOVEFROM (0 " + std::to_string(c_) + ")\r\n");
+  scope.now = t0 + 2;  // nothing else near a boundary
+  ASSERT_TRUE(contexts.evaluate(scope, {}).isOk());
+  EXPECT_EQ(contexts.applyChecks(uid_only), "");
+  // A context without time keys never reads the records for the clock.
+  SearchContexts plain;
+  std::string text2 = " SEEN";
+  proto::ArgParser p2(text2);
+  auto args2 = parseSearchArgs(p2, true);
+  ASSERT_TRUE(args2.ok());
+  auto prog2 = SearchProgram::compile(*args2);
+  ASSERT_TRUE(prog2.ok());
+  plain.add(std::make_unique<SearchContext>("T2", true, std::move(*prog2), U{a_}));
+  EXPECT_FALSE(plain.ages());
 }
 
 // runOn(): only the UIDs asked about, sequence numbers from the view, 0 outside it, and UIDs

@@ -1,6 +1,7 @@
 // Differential test of the search index (mailbox/search_index.h, issue 19): random SEARCH
-// programs run twice over the same mailbox, once with the index (SearchScope::index) and once
-// scanning every message, and must give the same answer. Mailboxes: the shared MIME corpus and
+// programs run twice over the same mailbox, once with the index (SearchScope::index) and its
+// candidates read on three threads, and once scanning every message on one, and must give
+// the same answer. Mailboxes: the shared MIME corpus and
 // generated messages (encoded words, quoted-printable and base64 bodies, HTML with entities,
 // attached message/rfc822, non-ASCII and case variants, random flags); states: fully indexed
 // in several segments, after an expunge of a third and a merging update, and partly indexed
@@ -329,6 +330,9 @@ class SearchIndexDiff : public ::testing::Test {
     scope.mailbox = mailbox_.get();
     scope.view = view_;
     scope.index = with_index ? index_.get() : nullptr;
+    // The indexed run also reads its candidates on three threads (SearchScope::threads), so
+    // the parallel path is compared with the plain scan as well.
+    scope.threads = with_index ? 3 : 1;
     return prog->run(scope);
   }
 

@@ -262,6 +262,19 @@ constexpr OptionDef kOptions[] = {
                     "backlog goes to the background indexer and the SEARCH reads the messages "
                     "not yet indexed (its answer is the same either way).",
      .section = "search"},
+    {.name = "search_threads", .type = T::kInt, .default_value = "4",
+     .description = "Threads one SEARCH, SORT or THREAD may use to read and check the messages "
+                    "that the search index and the cache cannot settle (the candidates of "
+                    "TEXT and BODY), never more than the machine's cores. 1: the session's own "
+                    "thread only.",
+     .section = "search", .min = 1, .max = 64},
+    {.name = "search_contexts", .type = T::kInt, .default_value = "8",
+     .description = "Live search results one IMAP session may keep (RFC 5267 CONTEXT=SEARCH "
+                    "and CONTEXT=SORT: SEARCH or SORT RETURN (UPDATE)). Each holds the "
+                    "matching UIDs and is re-checked against every change to the mailbox; a "
+                    "request beyond the limit gets its answer with NO [NOUPDATE] and is not "
+                    "kept.",
+     .section = "search", .min = 0, .max = 1024},
     {.name = "search_index_delay", .type = T::kDuration, .default_value = "2s",
      .description = "How long dariusd waits after a delivery to a mailbox before indexing it, "
                     "so that a burst of deliveries is indexed in one pass.",
