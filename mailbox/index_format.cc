@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "lib/base/little_endian.h"
+
 namespace darius::mailbox {
 namespace {
 
@@ -13,19 +15,12 @@ using base::Status;
 
 template <typename T>
 void put(std::string& out, size_t at, T v) {
-  using U = std::make_unsigned_t<T>;
-  U u = static_cast<U>(v);
-  for (size_t i = 0; i < sizeof(T); ++i) out[at + i] = static_cast<char>((u >> (8 * i)) & 0xff);
+  base::putLittleEndian<T>(out, at, v);
 }
 
 template <typename T>
 T get(std::string_view in, size_t at) {
-  using U = std::make_unsigned_t<T>;
-  U u = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    u |= static_cast<U>(static_cast<uint8_t>(in[at + i])) << (8 * i);
-  }
-  return static_cast<T>(u);
+  return base::getLittleEndian<T>(in, at);
 }
 
 // Offsets of the header fields (docs/formats/index.md, "Header").

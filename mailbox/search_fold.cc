@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "lib/base/ascii.h"
+#include "lib/base/byte_scan.h"
 #include "lib/base/utf8.h"
 #include "lib/mime/charset.h"
 #include "lib/mime/rfc2047.h"
@@ -25,19 +26,7 @@ const icu::Normalizer2* casefolder() {
   return n;
 }
 
-bool isAscii(std::string_view s) {
-  // Eight bytes at a time: this runs over every byte of every body searched.
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w = 0;
-    for (int b = 0; b < 8; ++b) w |= static_cast<uint64_t>(static_cast<unsigned char>(s[i + b])) << (8 * b);
-    if (w & 0x8080808080808080ull) return false;
-  }
-  for (; i < s.size(); ++i) {
-    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
-  }
-  return true;
-}
+bool isAscii(std::string_view s) { return base::isAsciiText(s); }
 
 // Appends the folded form of `chunk` (UTF-8, possibly invalid) to `out`.
 void appendFolded(std::string_view chunk, std::string& out) {

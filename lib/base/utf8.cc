@@ -1,5 +1,7 @@
 #include "lib/base/utf8.h"
 
+#include "lib/base/byte_scan.h"
+
 namespace darius::base {
 
 Utf8Sequence decodeUtf8(std::string_view s, size_t pos) {
@@ -35,6 +37,8 @@ Utf8Sequence decodeUtf8(std::string_view s, size_t pos) {
 
 bool isValidUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
+    i += asciiPrefixLength(s.substr(i));  // most text is ASCII: eight bytes at a time
+    if (i == s.size()) break;
     Utf8Sequence seq = decodeUtf8(s, i);
     if (seq.length == 0) return false;
     i += seq.length;

@@ -46,6 +46,10 @@ struct ParseOptions {
   uint32_t max_depth = 100;
   uint32_t max_parts = 10000;           // parts in one message, the root included
   size_t max_header_size = 1u << 20;    // bytes of one header block examined for fields
+  // What only BODYSTRUCTURE and ENVELOPE need, which a reader of the text (SEARCH) can skip:
+  // with false, every Part::body_lines is 0 and no Part::envelope is built. Counting lines
+  // reads each body again at every level of nesting; envelopes parse every address field.
+  bool lines_and_envelopes = true;
 };
 
 // max_depth is clamped to this, which bounds the recursion of parse() and of rendering.

@@ -85,6 +85,34 @@ TEST(Parser, MessageRfc822HasOneEncapsulatedChild) {
   EXPECT_EQ(checkInvariants(m), "");
 }
 
+// SEARCH's parse (lines_and_envelopes false): the same tree and offsets, without the line
+// counts and envelopes that only BODYSTRUCTURE and ENVELOPE use.
+TEST(Parser, TextOnlyParseSkipsLinesAndEnvelopes) {
+  std::string msg =
+      "From: x@y\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n"
+      "Content-Type: message/rfc822\r\n\r\nFrom: a@b\r\nSubject: inner\r\n\r\nbody\r\n"
+      "--b\r\nContent-Type: text/plain\r\n\r\none\r\ntwo\r\n--b--\r\n";
+  ParseOptions text_only;
+  text_only.lines_and_envelopes = false;
+  Message full = Message::parse(msg);
+  Message lean = Message::parse(msg, text_only);
+  ASSERT_EQ(full.parts().size(), lean.parts().size());
+  for (size_t i = 0; i < full.parts().size(); ++i) {
+    const Part& a = full.part(static_cast<uint32_t>(i));
+    const Part& b = lean.part(static_cast<uint32_t>(i));
+    EXPECT_EQ(a.header_offset, b.header_offset) << i;
+    EXPECT_EQ(a.body_offset, b.body_offset) << i;
+    EXPECT_EQ(a.body_size, b.body_size) << i;
+    EXPECT_EQ(a.type, b.type) << i;
+    EXPECT_EQ(a.subtype, b.subtype) << i;
+    EXPECT_EQ(a.is_message, b.is_message) << i;
+    EXPECT_EQ(b.body_lines, 0u) << i;
+    EXPECT_FALSE(b.envelope.has_value()) << i;
+  }
+  EXPECT_GT(full.root().body_lines, 0u);
+  EXPECT_TRUE(full.root().envelope.has_value());
+}
+
 TEST(Parser, DigestDefaultsToMessage) {
   std::string msg =
       "Content-Type: multipart/digest; boundary=d\r\n\r\n--d\r\n\r\nSubject: one\r\n\r\nx\r\n"
