@@ -65,7 +65,9 @@ void addGrams(std::string_view folded, bool body, GramSet& set) {
 
 std::vector<TaggedGram> messageGrams(std::string_view message) {
   thread_local GramSet set;
-  mime::Message parsed = mime::Message::parse(message);
+  mime::ParseOptions text_only;
+  text_only.lines_and_envelopes = false;  // only the texts are read (search_text.h)
+  mime::Message parsed = mime::Message::parse(message, text_only);
   visitTaggedSearchTexts(parsed, [&](std::string_view text, bool in_body) {
     addGrams(foldForSearch(text), in_body, set);
     return false;

@@ -39,6 +39,41 @@ bool SearchFilter::mayMatch(uint32_t uid) const {
   return true;  // not indexed
 }
 
+std::vector<size_t> SearchFilter::candidatesAmong(std::span<const uint32_t> uids) const {
+  std::vector<size_t> out;
+  // Parts in UID order, their ranges disjoint: a merge. Anything else (never written so, but
+  // the file is not trusted that far) goes through mayMatch() one UID at a time.
+  bool ordered = true;
+  for (size_t k = 1; k < parts_.size(); ++k) {
+    if (parts_[k].first_uid <= parts_[k - 1].last_uid) ordered = false;
+  }
+  if (all_ || !ordered) {
+    for (size_t i = 0; i < uids.size(); ++i) {
+      if (mayMatch(uids[i])) out.push_back(i);
+    }
+    return out;
+  }
+  size_t p = 0, doc = 0;
+  for (size_t i = 0; i < uids.size(); ++i) {
+    const uint32_t uid = uids[i];
+    while (p < parts_.size() && parts_[p].last_uid < uid) {
+      ++p;
+      doc = 0;
+    }
+    if (p == parts_.size() || uid < parts_[p].first_uid) {
+      out.push_back(i);  // not indexed
+      continue;
+    }
+    const Part& part = parts_[p];
+    const size_t docs = part.segment->documentCount();
+    while (doc < docs && part.segment->documentUid(doc) < uid) ++doc;
+    if (doc == docs || part.segment->documentUid(doc) != uid || part.candidate[doc]) {
+      out.push_back(i);  // unreadable when indexed, or a candidate
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<SearchIndex> SearchIndex::open(const std::string& dir, uint32_t uidvalidity) {
   std::unique_ptr<SearchIndex> index(new SearchIndex());
   auto fd = io::openFile(searchIndexFilePath(dir, kSearchIndexFileName), O_RDONLY);

@@ -92,7 +92,25 @@ class SearchIndexTest : public ::testing::Test {
         ++ruled_out;
       }
     }
+    checkCandidatesAmong(f, needle);
     return ruled_out;
+  }
+  // candidatesAmong() of the messages (every other one, and UIDs past the index) is exactly
+  // the positions whose mayMatch() is true.
+  void checkCandidatesAmong(const SearchFilter& f, const std::string& needle) {
+    for (int stride : {1, 2}) {
+      std::vector<uint32_t> uids;
+      int k = 0;
+      for (const auto& entry : texts_) {
+        if (k++ % stride == 0) uids.push_back(entry.first);
+      }
+      uids.push_back(100000);  // never indexed
+      std::vector<size_t> want;
+      for (size_t i = 0; i < uids.size(); ++i) {
+        if (f.mayMatch(uids[i])) want.push_back(i);
+      }
+      EXPECT_EQ(f.candidatesAmong(uids), want) << needle << " stride " << stride;
+    }
   }
   std::mt19937 rng_{42};
   std::map<uint32_t, std::string> texts_;
@@ -199,6 +217,9 @@ TEST_F(SearchIndexTest, UnreadableMessagesStayCandidates) {
   EXPECT_TRUE(index->filter(foldForSearch("nothing-like-this"), false).mayMatch(3));
   EXPECT_FALSE(index->filter(foldForSearch("nothing-like-this"), false).mayMatch(2));
   EXPECT_TRUE(index->filter(foldForSearch("nothing-like-this"), false).mayMatch(6));
+  std::vector<uint32_t> uids = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(index->filter(foldForSearch("nothing-like-this"), false).candidatesAmong(uids),
+            (std::vector<size_t>{2, 5}));  // unreadable when indexed, and not indexed
 }
 
 TEST(SearchIndexFormat, HostileSegmentsAreCorruptionNotACrash) {

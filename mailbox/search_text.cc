@@ -133,22 +133,29 @@ std::string partSearchText(const mime::Message& message, const mime::Part& part)
 
 bool visitSearchTexts(const mime::Message& message, bool with_headers,
                       const std::function<bool(std::string_view)>& visit) {
-  return visitTaggedSearchTexts(message, [&](std::string_view text, bool in_body) {
-    return (with_headers || in_body) && visit(text);
-  });
+  return visitSearchTextsOf(message, with_headers ? kAllSearchTexts : kBodyTexts,
+                            [&](std::string_view text, bool) { return visit(text); });
 }
 
 bool visitTaggedSearchTexts(const mime::Message& message,
                             const std::function<bool(std::string_view, bool)>& visit) {
+  return visitSearchTextsOf(message, kAllSearchTexts, visit);
+}
+
+bool visitSearchTextsOf(const mime::Message& message, unsigned kinds,
+                        const std::function<bool(std::string_view, bool)>& visit) {
   const std::vector<mime::Part>& parts = message.parts();
   for (size_t i = 0; i < parts.size(); ++i) {
     const mime::Part& p = parts[i];
     // Headers: TEXT sees every header block (the message's own, the MIME headers of parts,
     // those of encapsulated messages); BODY only those of encapsulated messages.
-    if (p.header_size > 0 && visit(decodedHeaderText(message.header(p)), i > 0 && p.is_message)) {
+    const bool header_in_body = i > 0 && p.is_message;
+    if (p.header_size > 0 && (kinds & (header_in_body ? kBodyTexts : kOwnHeaders)) != 0 &&
+        visit(decodedHeaderText(message.header(p)), header_in_body)) {
       return true;
     }
-    if (isSearchableLeaf(p) && p.body_size > 0 && visit(partSearchText(message, p), true)) {
+    if ((kinds & kBodyTexts) != 0 && isSearchableLeaf(p) && p.body_size > 0 &&
+        visit(partSearchText(message, p), true)) {
       return true;
     }
   }

@@ -69,6 +69,15 @@ std::string partSearchText(const mime::Message& message, const mime::Part& part)
 bool visitSearchTexts(const mime::Message& message, bool with_headers,
                       const std::function<bool(std::string_view)>& visit);
 
+// The two kinds of text: what BODY searches (text leaves, and the headers of encapsulated
+// messages), and what TEXT adds (the message's own header and the MIME headers of its parts).
+// A visit decodes only the kinds it asks for.
+enum SearchTextKinds : unsigned { kBodyTexts = 1, kOwnHeaders = 2, kAllSearchTexts = 3 };
+
+// visitTaggedSearchTexts() of the texts of `kinds` only.
+bool visitSearchTextsOf(const mime::Message& message, unsigned kinds,
+                        const std::function<bool(std::string_view, bool in_body)>& visit);
+
 // Every text TEXT searches, in document order, each with whether BODY searches it too (the
 // search index records both in one pass); stops at the first call that returns true.
 bool visitTaggedSearchTexts(const mime::Message& message,

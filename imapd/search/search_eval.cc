@@ -1,8 +1,5 @@
 #include "imapd/search/search_eval.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <atomic>
 #include <ctime>
@@ -10,10 +7,10 @@
 #include <system_error>
 #include <thread>
 
+#include "imapd/search/message_state.h"
 #include "mailbox/search_text.h"
 #include "mailbox/sent_date.h"
 #include "lib/io/fd.h"
-#include "lib/io/mapped_file.h"
 #include "lib/mime/header.h"
 #include "lib/mime/message.h"
 #include "mailbox/cache_fill.h"
@@ -30,18 +27,11 @@ using mailbox::decodeHeaderValue;
 using mailbox::decodedAddressText;
 using mailbox::isSearchCharset;
 using mailbox::parseSentDate;
-using mailbox::visitSearchTexts;
+using mailbox::visitSearchTextsOf;
 
 namespace {
 
 constexpr int kCostIndex = 0, kCostCache = 1, kCostFile = 2;
-constexpr int64_t kDay = 86400;
-
-int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-int64_t internalDay(const IndexRecord& r) {
-  return floorDiv(r.internal_date + int64_t{r.tz_offset_minutes} * 60, kDay);
-}
 
 const char* headerNameOf(KeyKind k) {
   switch (k) {
@@ -82,114 +72,6 @@ bool compareDay(KeyKind k, int64_t day, int64_t key_day) {
   }
 }
 
-// What one message offers the keys, each source loaded on first use and kept until the next
-// message: the record (always), the cache entry, the mapped and parsed file.
-//
-// With defer_files, a key that needs the file does not read it: it answers false and marks
-// the state deferred(), so the caller knows the outcome is not final and evaluates the
-// message again later (allowFiles()), possibly on another thread. That second evaluation
-// must not touch the Mailbox (its cache mapping is not thread-safe): preloadCache() reads
-// the cache entry first, and the file is read through its path alone.
-class MessageState {
- public:
-  MessageState(const mailbox::Mailbox& mailbox, const IndexRecord& record, uint32_t msn,
-               bool defer_files = false)
-      : mailbox_(mailbox), record_(record), msn_(msn), defer_files_(defer_files) {}
-  MessageState(const MessageState&) = delete;
-  MessageState& operator=(const MessageState&) = delete;
-
-  const IndexRecord& record() const { return record_; }
-  uint32_t msn() const { return msn_; }
-  bool unreadable() const { return unreadable_; }
-  bool fileOpened() const { return file_tried_ && message_.has_value(); }
-  bool deferred() const { return deferred_; }
-  void preloadCache() { (void)cachedHeader(); }
-  void allowFiles() {
-    defer_files_ = false;
-    deferred_ = false;
-  }
-
-  // The header block: from the cache when it has the field, else from the file. Null when
-  // neither can be read.
-  const mime::Header* header(bool need_trace_fields) {
-    if (!need_trace_fields) {
-      if (const mime::Header* h = cachedHeader()) return h;
-    }
-    const mime::Message* m = message();
-    if (m == nullptr) return nullptr;
-    if (!file_header_) file_header_.emplace(m->header(m->root()));
-    return &*file_header_;
-  }
-
-  const mime::Message* message() {
-    if (defer_files_) {
-      deferred_ = true;
-      return nullptr;
-    }
-    if (!file_tried_) {
-      file_tried_ = true;
-      if (!mapFile()) {
-        unreadable_ = true;
-      } else {
-        message_.emplace(mime::Message::parse(map_.view()));
-      }
-    }
-    return message_ ? &*message_ : nullptr;
-  }
-
-  int64_t sentDay() {
-    if (!sent_day_) {
-      sent_day_ = internalDay(record_);
-      if (const mime::Header* h = header(false)) {
-        // The last Date field, as the envelope takes it (lib/mime/envelope.h).
-        if (const mime::HeaderField* f = h->last("Date")) {
-          if (auto d = parseSentDate(mime::unfoldValue(f->value))) sent_day_ = proto::daysFromCivil(*d);
-        }
-      }
-    }
-    return *sent_day_;
-  }
-
- private:
-  const mime::Header* cachedHeader() {
-    if (!cache_tried_) {
-      cache_tried_ = true;
-      auto e = mailbox_.cache(record_);
-      if (e.ok()) {
-        cache_ = std::move(*e);
-        cached_header_.emplace(cache_->headers);
-      }
-    }
-    return cached_header_ ? &*cached_header_ : nullptr;
-  }
-
-  bool mapFile() {
-    auto fd = io::openFile(mailbox_.messagePath(record_.uid), O_RDONLY);  // const, no state
-    if (!fd.ok()) return false;
-    struct stat st {};
-    if (::fstat(fd->get(), &st) != 0) return false;
-    auto m = io::MappedFile::map(fd->get(), static_cast<size_t>(st.st_size), false);
-    if (!m.ok()) return false;
-    map_ = std::move(*m);
-    return true;
-  }
-
-  const mailbox::Mailbox& mailbox_;
-  const IndexRecord record_;  // a copy: a deferred state outlives the caller's record
-  const uint32_t msn_;
-  bool defer_files_ = false;
-  bool deferred_ = false;
-  bool unreadable_ = false;
-  bool cache_tried_ = false;
-  std::optional<mailbox::CacheEntry> cache_;
-  std::optional<mime::Header> cached_header_;  // views cache_->headers
-  bool file_tried_ = false;
-  io::MappedFile map_;
-  std::optional<mime::Message> message_;     // views map_
-  std::optional<mime::Header> file_header_;  // views map_
-  std::optional<int64_t> sent_day_;
-};
-
 // One run: the program's nodes, the scope, and what run() worked out about the mailbox.
 class Evaluator {
  public:
@@ -201,14 +83,19 @@ class Evaluator {
         keyword_bits_[i] = scope.mailbox->header().findUserFlag(n.text);
       }
     }
-    // One filter per TEXT/BODY key with a needle, made once per run from the index.
+    // One filter per TEXT/BODY key with a needle, made once per run from the index; a TEXT
+    // key also gets BODY's, which tells where in a candidate to look first.
     filters_.resize(nodes.size());
+    body_filters_.resize(nodes.size());
     if (scope.index != nullptr) {
       for (size_t i = 0; i < nodes.size(); ++i) {
         const SearchProgram::Node& n = nodes[i];
         if ((n.kind == KeyKind::kText || n.kind == KeyKind::kBody) && n.matcher &&
             !n.matcher->folded().empty()) {
           filters_[i] = scope.index->filter(n.matcher->folded(), n.kind == KeyKind::kBody);
+          if (n.kind == KeyKind::kText && !filters_[i]->passesAll()) {
+            body_filters_[i] = scope.index->filter(n.matcher->folded(), true);
+          }
         }
       }
     }
@@ -223,6 +110,22 @@ class Evaluator {
 
   // Whether a key reads the cache entry (a deferred message then preloads it).
   bool usesCache() const { return uses_cache_; }
+
+  // A search index filter that every match must pass, or null: the node's own when it is a
+  // TEXT or BODY the index narrows, else one of an AND's children's.
+  const mailbox::SearchFilter* requiredFilter(uint32_t index = 0) const {
+    const SearchProgram::Node& n = nodes_[index];
+    if ((n.kind == KeyKind::kText || n.kind == KeyKind::kBody) && filters_[index] &&
+        !filters_[index]->passesAll()) {
+      return &*filters_[index];
+    }
+    if (n.kind == KeyKind::kAnd) {
+      for (uint32_t c : n.children) {
+        if (const mailbox::SearchFilter* f = requiredFilter(c)) return f;
+      }
+    }
+    return nullptr;
+  }
 
   bool eval(uint32_t index, MessageState& m) const {
     const SearchProgram::Node& n = nodes_[index];
@@ -261,7 +164,7 @@ class Evaluator {
       case KeyKind::kBefore: case KeyKind::kOn: case KeyKind::kSince:
         return compareDay(n.kind, internalDay(r), n.day);
       case KeyKind::kSavedBefore: case KeyKind::kSavedOn: case KeyKind::kSavedSince:
-        return compareDay(n.kind, r.save_date != 0 ? floorDiv(r.save_date, kDay) : internalDay(r),
+        return compareDay(n.kind, r.save_date != 0 ? floorDiv(r.save_date, kSecondsPerDay) : internalDay(r),
                           n.day);
       case KeyKind::kSentBefore: case KeyKind::kSentOn: case KeyKind::kSentSince:
         return compareDay(n.kind, m.sentDay(), n.day);
@@ -286,8 +189,17 @@ class Evaluator {
         if (filters_[index] && !filters_[index]->mayMatch(r.uid)) return false;
         const mime::Message* msg = m.message();
         if (msg == nullptr) return false;
-        return visitSearchTexts(*msg, n.kind == KeyKind::kText,
-                                [&](std::string_view text) { return n.matcher->matches(text); });
+        auto match = [&](std::string_view text, bool) { return n.matcher->matches(text); };
+        if (n.kind == KeyKind::kBody) return visitSearchTextsOf(*msg, mailbox::kBodyTexts, match);
+        if (!body_filters_[index]) return visitSearchTextsOf(*msg, mailbox::kAllSearchTexts, match);
+        // TEXT with the index: a message that is no BODY candidate cannot have the needle in
+        // a body text (each of them would hold all its grams, tagged body), so only its own
+        // headers are read; one that is, most often has it there, so its bodies come first.
+        if (!body_filters_[index]->mayMatch(r.uid)) {
+          return visitSearchTextsOf(*msg, mailbox::kOwnHeaders, match);
+        }
+        return visitSearchTextsOf(*msg, mailbox::kBodyTexts, match) ||
+               visitSearchTextsOf(*msg, mailbox::kOwnHeaders, match);
       }
     }
     return false;
@@ -329,6 +241,7 @@ class Evaluator {
   const SearchScope& scope_;
   std::vector<int> keyword_bits_;  // per node: the user flag bit of KEYWORD/UNKEYWORD, or -1
   std::vector<std::optional<mailbox::SearchFilter>> filters_;  // per node: TEXT/BODY
+  std::vector<std::optional<mailbox::SearchFilter>> body_filters_;  // per node: TEXT
   bool uses_cache_ = false;
   uint32_t max_msn_ = 0;
   uint32_t max_uid_ = 0;
@@ -350,6 +263,7 @@ void settleDeferred(const Evaluator& ev, std::vector<std::unique_ptr<MessageStat
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
       hit[i] = ev.eval(0, *pending[i]) ? 1 : 0;
+      pending[i]->dropFile();
     }
   };
   const size_t want = std::min(threads, pending.size() / kDeferredPerThread);
@@ -460,32 +374,46 @@ Result<SearchOutcome> SearchProgram::run(const SearchScope& scope) const {
   Evaluator ev(nodes_, scope);
   const bool defer = scope.threads > 1 && cost() == kCostFile;
   std::vector<std::unique_ptr<MessageState>> pending;
-
-  // Where the view's first UID is among the records; from there both ascend together.
-  DARIUS_ASSIGN_OR_RETURN(int64_t start, mb.findUid(scope.view.front()));
-  size_t ri = start >= 0 ? static_cast<size_t>(start) : 0;
-  std::optional<IndexRecord> rec;
-  for (size_t i = 0; i < scope.view.size(); ++i) {
-    const uint32_t uid = scope.view[i];
-    while ((!rec || rec->uid < uid) && ri < mb.recordCount()) {
-      DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mb.record(ri));
-      ++ri;
-      if (scope.seen != nullptr) scope.seen->apply(r);
-      rec = r;
-    }
-    // A message of the view that has left the index (expunged and compacted meanwhile, not
-    // yet reported) has nothing left to match.
-    if (!rec || rec->uid != uid) continue;
-    MessageState m(mb, *rec, static_cast<uint32_t>(i + 1), defer);
+  auto visit = [&](const IndexRecord& rec, uint32_t msn) {
+    MessageState m(mb, rec, msn, defer);
     const bool hit = ev.eval(0, m);
     if (m.deferred()) {
-      pending.push_back(std::make_unique<MessageState>(mb, *rec, m.msn()));
+      pending.push_back(std::make_unique<MessageState>(mb, rec, msn));
       if (ev.usesCache()) pending.back()->preloadCache();
-      continue;
+      return;
     }
-    if (hit) out.matches.push_back({m.msn(), uid, rec->modseq});
+    if (hit) out.matches.push_back({msn, rec.uid, rec.modseq});
     if (m.unreadable()) ++out.unreadable;
     if (m.fileOpened()) ++out.files_opened;
+  };
+
+  if (const mailbox::SearchFilter* f = ev.requiredFilter()) {
+    // Every match passes this filter: visit its candidates alone, each record found by UID.
+    for (size_t i : f->candidatesAmong(scope.view)) {
+      DARIUS_ASSIGN_OR_RETURN(int64_t pos, mb.findUid(scope.view[i]));
+      if (pos < 0) continue;  // left the index: nothing to match (as below)
+      DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mb.record(static_cast<size_t>(pos)));
+      if (scope.seen != nullptr) scope.seen->apply(r);
+      visit(r, static_cast<uint32_t>(i + 1));
+    }
+  } else {
+    // Where the view's first UID is among the records; from there both ascend together.
+    DARIUS_ASSIGN_OR_RETURN(int64_t start, mb.findUid(scope.view.front()));
+    size_t ri = start >= 0 ? static_cast<size_t>(start) : 0;
+    std::optional<IndexRecord> rec;
+    for (size_t i = 0; i < scope.view.size(); ++i) {
+      const uint32_t uid = scope.view[i];
+      while ((!rec || rec->uid < uid) && ri < mb.recordCount()) {
+        DARIUS_ASSIGN_OR_RETURN(IndexRecord r, mb.record(ri));
+        ++ri;
+        if (scope.seen != nullptr) scope.seen->apply(r);
+        rec = r;
+      }
+      // A message of the view that has left the index (expunged and compacted meanwhile, not
+      // yet reported) has nothing left to match.
+      if (!rec || rec->uid != uid) continue;
+      visit(*rec, static_cast<uint32_t>(i + 1));
+    }
   }
   settleDeferred(ev, pending, scope.threads, out);
   return out;
