@@ -32,6 +32,9 @@ ImapService::ImapService(std::string name, const config::Config& config, auth::U
   auto ns = mailbox::Namespace::fromConfig(config);
   if (ns.ok()) ns_ = std::make_unique<mailbox::Namespace>(std::move(*ns));
   if (store_ != nullptr) hub_ = std::make_unique<ChangeHub>(*store_);
+  if (store_ != nullptr && config.getSize("sort_key_cache") > 0) {
+    sort_keys_ = std::make_unique<sort::SortKeyCache>(static_cast<size_t>(config.getSize("sort_key_cache")));
+  }
   settings_.servername = config.getString("servername");
   if (settings_.servername.empty()) settings_.servername = hostName();
   settings_.allow_plaintext_auth = config.getBool("allow_plaintext_auth");
@@ -70,6 +73,7 @@ asio::awaitable<void> ImapService::serve(std::shared_ptr<net::Connection> conn) 
     env.store = store_;
     env.ns = ns_.get();
     env.hub = hub_.get();
+    env.sort_keys = sort_keys_.get();
   }
   env.command_counters = &command_counters_;
   env.unknown_command_counter = unknown_counter_;

@@ -20,6 +20,7 @@
 #include "imapd/command_table.h"
 #include "imapd/change_hub.h"
 #include "imapd/session.h"
+#include "imapd/sort/sort_key_cache.h"
 #include "mailbox/namespace.h"
 #include "mailbox/store.h"
 #include "lib/config/config.h"
@@ -56,6 +57,7 @@ class ImapService : public net::Service {
   mailbox::Store* store_;
   std::unique_ptr<mailbox::Namespace> ns_;
   std::unique_ptr<ChangeHub> hub_;
+  std::unique_ptr<sort::SortKeyCache> sort_keys_;  // null when sort_key_cache is 0
   std::vector<std::atomic<uint64_t>*> command_counters_;  // parallel to commands_.all()
   std::atomic<uint64_t>* unknown_counter_;
   std::atomic<uint64_t> next_session_id_{1};

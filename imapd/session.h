@@ -40,6 +40,10 @@
 
 namespace darius::imapd {
 
+namespace sort {
+class SortKeyCache;
+}
+
 // The configuration a session runs with (read once by the service from the Config).
 struct SessionSettings {
   std::string servername;                   // in the greeting
@@ -79,6 +83,7 @@ struct SessionEnv {
   mailbox::Store* store = nullptr;           // null: no mailbox commands (unit tests)
   const mailbox::Namespace* ns = nullptr;
   ChangeHub* hub = nullptr;                  // null: no IDLE wake-ups (changes seen per command)
+  sort::SortKeyCache* sort_keys = nullptr;   // null: every SORT reads its keys
   // Metrics: one counter per entry of commands->all() (same order), and one for names that
   // are not in the table. Null: not counted (tests).
   const std::vector<std::atomic<uint64_t>*>* command_counters = nullptr;
@@ -155,6 +160,8 @@ class Session {
   // Woken by the ChangeHub when the selected mailbox changes (IDLE waits on it).
   Waker& waker() { return *waker_; }
   bool hasChangeHub() const { return env_.hub != nullptr; }
+  // The service's sort keys of messages sorted before (sort/sort_key_cache.h); may be null.
+  sort::SortKeyCache* sortKeys() const { return env_.sort_keys; }
   // Runs `f` on the blocking pool (disk writes and their fsyncs), as connection().offload.
   template <typename F>
   asio::awaitable<std::invoke_result_t<F&>> blocking(F f) {

@@ -71,7 +71,8 @@ asio::awaitable<Reply> executeSort(Session& session, SortCommandArgs command) {
   auto outcome = co_await session.blocking([&]() -> base::Result<sort::SortOutcome> {
     DARIUS_ASSIGN_OR_RETURN(search::SearchOutcome found, program->run(scope));
     search_unreadable = found.unreadable;
-    return sort::sortMatches(sel.mailbox(), criteria, std::move(found.matches), keep_keys);
+    return sort::sortMatches(sel.mailbox(), criteria, std::move(found.matches), keep_keys,
+                             session.sortKeys());
   });
   co_await dropIfDamaged(session, *prepared);
   if (!outcome.ok()) co_return finish(replyFor(session, outcome.status(), name));

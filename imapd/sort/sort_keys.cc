@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "imapd/sort/base_subject.h"
+#include "imapd/sort/sort_key_cache.h"
 #include "imapd/sort/sent_time.h"
 #include "lib/mime/address.h"
 #include "lib/mime/header.h"
@@ -25,6 +26,12 @@ int textSlot(SortKey k) {
     default: return -1;
   }
 }
+
+}  // namespace
+
+int textSlotOf(SortKey key) { return textSlot(key); }
+
+namespace {
 
 std::string_view fieldOf(SortKey k) {
   switch (k) {
@@ -177,14 +184,42 @@ base::Result<std::optional<MessageKeys>> readKeys(const mailbox::Mailbox& mailbo
 
 base::Result<SortOutcome> sortMatches(const mailbox::Mailbox& mailbox,
                                       const std::vector<SortCriterion>& criteria,
-                                      std::vector<search::SearchMatch> matches, bool keep_keys) {
+                                      std::vector<search::SearchMatch> matches, bool keep_keys,
+                                      SortKeyCache* cache) {
   SortOutcome out;
   std::vector<MessageKeys> keys;
-  keys.reserve(matches.size());
-  for (const search::SearchMatch& m : matches) {
-    DARIUS_ASSIGN_OR_RETURN(std::optional<MessageKeys> k,
-                            readKeys(mailbox, criteria, m, out.unreadable));
-    if (k) keys.push_back(std::move(*k));
+  if (cache != nullptr) {
+    const uint32_t uidvalidity = mailbox.header().uidvalidity;
+    std::vector<size_t> missing = cache->lookup(mailbox.dir(), uidvalidity, criteria, matches, keys);
+    std::vector<char> gone(matches.size(), 0);
+    std::vector<MessageKeys> fresh;
+    fresh.reserve(missing.size());
+    for (size_t i : missing) {
+      const size_t unreadable = out.unreadable;
+      DARIUS_ASSIGN_OR_RETURN(std::optional<MessageKeys> k,
+                              readKeys(mailbox, criteria, matches[i], out.unreadable));
+      if (!k) {
+        gone[i] = 1;
+        continue;
+      }
+      keys[i] = *k;
+      if (out.unreadable == unreadable) fresh.push_back(std::move(*k));
+    }
+    cache->remember(mailbox.dir(), uidvalidity, criteria, fresh);
+    if (std::find(gone.begin(), gone.end(), 1) != gone.end()) {
+      size_t w = 0;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (!gone[i]) keys[w++] = std::move(keys[i]);
+      }
+      keys.resize(w);
+    }
+  } else {
+    keys.reserve(matches.size());
+    for (const search::SearchMatch& m : matches) {
+      DARIUS_ASSIGN_OR_RETURN(std::optional<MessageKeys> k,
+                              readKeys(mailbox, criteria, m, out.unreadable));
+      if (k) keys.push_back(std::move(*k));
+    }
   }
   std::sort(keys.begin(), keys.end(), [&](const MessageKeys& a, const MessageKeys& b) {
     return sortsBefore(criteria, a, b);

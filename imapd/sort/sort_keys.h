@@ -58,6 +58,9 @@ struct MessageKeys {
 // What the criteria need from the cache entry's header block: nothing for ARRIVAL and SIZE.
 bool needsHeader(const std::vector<SortCriterion>& criteria);
 
+// The slot of a string key in MessageKeys::text, or -1 for ARRIVAL, DATE and SIZE.
+int textSlotOf(SortKey key);
+
 // The keys of one message from its record and its cached header block (empty: none).
 MessageKeys keysOf(const std::vector<SortCriterion>& criteria, const search::SearchMatch& match,
                    const mailbox::IndexRecord& record, std::string_view header_block);
@@ -84,13 +87,17 @@ base::Result<std::optional<MessageKeys>> readKeys(const mailbox::Mailbox& mailbo
                                                   const search::SearchMatch& match,
                                                   size_t& unreadable);
 
+class SortKeyCache;
+
 // `matches` (a SEARCH's, ascending) in the order of `criteria`, their keys read from
 // `mailbox`'s records and cache entries. A match whose record has left the index meanwhile
 // is dropped, as SEARCH drops it. `keep_keys`: SortOutcome::keys is filled too (a sort
-// context keeps them, sort_context.h).
+// context keeps them, sort_context.h). With `cache` (sort_key_cache.h), keys read before come
+// from it, and those read now are added (not those of a message whose cache entry could not
+// be read: its keys are a fallback, not the message's).
 base::Result<SortOutcome> sortMatches(const mailbox::Mailbox& mailbox,
                                       const std::vector<SortCriterion>& criteria,
                                       std::vector<search::SearchMatch> matches,
-                                      bool keep_keys = false);
+                                      bool keep_keys = false, SortKeyCache* cache = nullptr);
 
 }  // namespace darius::imapd::sort

@@ -12,7 +12,8 @@ SORT with a search program, and bad input: unknown keys, missing parentheses, no
 missing or unknown charset (NO [BADCHARSET]), bad RETURN options, a 1 MB search string.
 (CONTEXT=SORT and ESORT's PARTIAL: test_imap_context_sort.py.)
 Last, SORT and UID SORT while another session's expunge is pending (RFC 5256 §3: EXPUNGE is
-held back during SORT, not during UID SORT)."""
+held back during SORT, not during UID SORT), and repeated SORTs of a folder that changes (the
+sort key cache). Everything runs twice: with the cache (the default) and without it."""
 import imaplib
 import re
 import unittest
@@ -126,9 +127,11 @@ def expand_ordered(seqset):
 
 
 class SortTest(unittest.TestCase):
+    options = {}  # the default config: sort_key_cache on, so repeated SORTs use it
+
     @classmethod
     def setUpClass(cls):
-        cls.inst = Instance(user="alice:alice-secret")
+        cls.inst = Instance(user="alice:alice-secret", options=cls.options)
         cls.inst.start()
         m = cls.connect()
         try:
@@ -372,6 +375,32 @@ class SortTest(unittest.TestCase):
         self.assertIn(self.uid_sort(a, "SUBJECT"), ([2, 3, 1], [3, 1]))
         self.assertEqual(a.untagged_responses.get("EXPUNGE"), [b"2"])
         self.assertEqual(self.sort(a, "SUBJECT"), [2, 1])
+
+    def test_remembered_keys_follow_appends_expunges_and_new_keys(self):
+        # The second and later SORTs of a folder take their keys from the sort key cache:
+        # new messages are read and added, expunged ones leave, a key not sorted by before
+        # is read then.
+        a = self.connect()
+        self.addCleanup(logout_quietly, a)
+        a.create("again")
+        for subject, sender in ((b"c", b"z@x"), (b"a", b"y@x"), (b"b", b"x@x")):
+            a.append("again", None, None, msg(b"Subject: " + subject, b"From: " + sender, b"", b"x"))
+        a.select("again")
+        self.assertEqual(self.sort(a, "SUBJECT"), [2, 3, 1])
+        self.assertEqual(self.sort(a, "SUBJECT"), [2, 3, 1])
+        a.append("again", None, None, msg(b"Subject: aa", b"From: a@x", b"", b"x"))
+        self.assertEqual(self.sort(a, "SUBJECT"), [2, 4, 3, 1])
+        self.assertEqual(self.sort(a, "FROM"), [4, 3, 2, 1])
+        a.store("2", "+FLAGS", r"(\Deleted)")
+        a.expunge()
+        self.assertEqual(self.sort(a, "SUBJECT"), [3, 2, 1])
+        self.assertEqual(self.sort(a, "REVERSE FROM"), [1, 2, 3])
+        self.assertEqual(self.uid_sort(a, "SUBJECT"), [4, 3, 1])
+
+
+class SortWithoutKeyCacheTest(SortTest):
+    """The same with `sort_key_cache: 0`: every SORT reads its keys."""
+    options = {"sort_key_cache": "0"}
 
 
 if __name__ == "__main__":
