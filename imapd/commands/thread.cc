@@ -94,7 +94,8 @@ asio::awaitable<Reply> executeThread(Session& session, ThreadCommandArgs command
   auto outcome = co_await session.blocking([&]() -> base::Result<Outcome> {
     DARIUS_ASSIGN_OR_RETURN(search::SearchOutcome found, program->run(scope));
     DARIUS_ASSIGN_OR_RETURN(thread::ThreadInputs inputs,
-                            thread::readThreadInputs(sel.mailbox(), found.matches, args.by_uid));
+                            thread::readThreadInputs(sel.mailbox(), found.matches, args.by_uid,
+                                                     session.sortKeys()));
     Outcome o;
     o.unreadable = found.unreadable + inputs.unreadable;
     o.threads = thread::formatThreads(thread::threadMessages(algorithm, inputs.messages));

@@ -13,14 +13,20 @@ std::string boxKey(const std::string& dir, uint32_t uidvalidity) {
 
 size_t textBytes(const std::string& s) { return s.size() > 15 ? s.size() : 0; }  // past SSO
 
+size_t threadBytes(const thread::ThreadMessage& m) {
+  size_t n = textBytes(m.message_id) + textBytes(m.base_subject);
+  for (const std::string& r : m.references) n += sizeof(std::string) + textBytes(r);
+  return n;
+}
+
 }  // namespace
 
-uint8_t neededKeyBits(const std::vector<SortCriterion>& criteria) {
-  uint8_t bits = 0;
+uint16_t neededKeyBits(const std::vector<SortCriterion>& criteria) {
+  uint16_t bits = kRecordKeyBit;
   for (const SortCriterion& c : criteria) {
     if (c.key == SortKey::kDate) bits |= 1;
     int slot = textSlotOf(c.key);
-    if (slot >= 0) bits |= static_cast<uint8_t>(2u << slot);
+    if (slot >= 0) bits |= static_cast<uint16_t>(2u << slot);
   }
   return bits;
 }
@@ -68,7 +74,7 @@ std::vector<size_t> SortKeyCache::lookup(const std::string& mailbox_dir, uint32_
     for (size_t i = 0; i < matches.size(); ++i) missing[i] = i;
     return missing;
   }
-  const uint8_t need = neededKeyBits(criteria);
+  const uint16_t need = neededKeyBits(criteria);
   std::lock_guard<std::mutex> lock(b->mu);
   for (size_t i = 0; i < matches.size(); ++i) {
     auto it = b->entries.find(matches[i].uid);
@@ -96,7 +102,7 @@ void SortKeyCache::remember(const std::string& mailbox_dir, uint32_t uidvalidity
   const std::string key = boxKey(mailbox_dir, uidvalidity);
   std::shared_ptr<Box> b = box(key, true);
   if (b == nullptr) return;
-  const uint8_t need = neededKeyBits(criteria);
+  const uint16_t need = neededKeyBits(criteria);
   std::lock_guard<std::mutex> lock(b->mu);
   for (const MessageKeys& k : keys) {
     auto it = b->entries.find(k.match.uid);
@@ -116,6 +122,50 @@ void SortKeyCache::remember(const std::string& mailbox_dir, uint32_t uidvalidity
       if (need & (2u << slot)) e.text[static_cast<size_t>(slot)] = k.text[static_cast<size_t>(slot)];
     }
     e.have |= need;
+  }
+}
+
+std::vector<size_t> SortKeyCache::lookupThread(const std::string& mailbox_dir,
+                                               uint32_t uidvalidity,
+                                               std::span<const search::SearchMatch> matches,
+                                               std::vector<thread::ThreadMessage>& out) {
+  out.assign(matches.size(), thread::ThreadMessage{});
+  std::vector<size_t> missing;
+  std::shared_ptr<Box> b = box(boxKey(mailbox_dir, uidvalidity), false);
+  std::unique_lock<std::mutex> lock;
+  if (b != nullptr) lock = std::unique_lock<std::mutex>(b->mu);
+  for (size_t i = 0; i < matches.size(); ++i) {
+    if (b == nullptr) {
+      missing.push_back(i);
+      continue;
+    }
+    auto it = b->entries.find(matches[i].uid);
+    if (it == b->entries.end() || !(it->second.have & kThreadBit)) {
+      missing.push_back(i);
+      continue;
+    }
+    out[i] = it->second.thread;
+  }
+  return missing;
+}
+
+void SortKeyCache::rememberThread(const std::string& mailbox_dir, uint32_t uidvalidity,
+                                  const std::vector<uint32_t>& uids,
+                                  const std::vector<thread::ThreadMessage>& inputs) {
+  if (uids.empty() || max_bytes_ == 0) return;
+  const std::string key = boxKey(mailbox_dir, uidvalidity);
+  std::shared_ptr<Box> b = box(key, true);
+  if (b == nullptr) return;
+  std::lock_guard<std::mutex> lock(b->mu);
+  for (size_t i = 0; i < uids.size() && i < inputs.size(); ++i) {
+    auto it = b->entries.find(uids[i]);
+    if (it != b->entries.end() && (it->second.have & kThreadBit)) continue;
+    size_t more = (it == b->entries.end() ? kEntryOverhead : 0) + threadBytes(inputs[i]);
+    if (!reserve(key, *b, more)) return;
+    Entry& e = it == b->entries.end() ? b->entries[uids[i]] : it->second;
+    e.thread = inputs[i];
+    e.thread.id = 0;  // the id is the caller's (UID or sequence number), set per THREAD
+    e.have |= kThreadBit;
   }
 }
 

@@ -1,7 +1,8 @@
-// The sort keys (sort_keys.h) of messages a SORT has already read, kept in memory by mailbox
-// and UID, so that sorting a folder again (a webmail sorts the same folder at every page)
-// reads no cache entries and parses no headers. Reading a key is most of a SORT's cost: the
-// cache entry's CRC over its whole record, the header block's parse, the date or address.
+// The sort keys (sort_keys.h) and THREAD inputs (imapd/thread/thread_inputs.h) of messages a
+// SORT or THREAD has already read, kept in memory by mailbox and UID, so that sorting or
+// threading a folder again (a webmail does it at every page) reads no cache entries and parses
+// no headers. Reading them is most of a SORT's or THREAD's cost: the cache entry's CRC over
+// its whole record, the header block's parse, the dates, addresses and message ids.
 //
 // Never stale: a message's keys come from its own header and its record's internal date and
 // size, none of which change while it exists, and UIDs are not reused within a UIDVALIDITY
@@ -24,12 +25,14 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "imapd/sort/sort_args.h"
 #include "imapd/sort/sort_keys.h"
+#include "imapd/thread/thread_algorithms.h"
 
 namespace darius::imapd::sort {
 
@@ -50,17 +53,29 @@ class SortKeyCache {
   void remember(const std::string& mailbox_dir, uint32_t uidvalidity,
                 const std::vector<SortCriterion>& criteria, const std::vector<MessageKeys>& keys);
 
+  // The same for THREAD: `out[i]` for each match whose inputs are known (its id left 0 for
+  // the caller to set), and the indexes of the others.
+  std::vector<size_t> lookupThread(const std::string& mailbox_dir, uint32_t uidvalidity,
+                                   std::span<const search::SearchMatch> matches,
+                                   std::vector<thread::ThreadMessage>& out);
+  // Keeps `inputs[i]` as the THREAD inputs of uids[i].
+  void rememberThread(const std::string& mailbox_dir, uint32_t uidvalidity,
+                      const std::vector<uint32_t>& uids,
+                      const std::vector<thread::ThreadMessage>& inputs);
+
   size_t bytes() const;
   size_t mailboxes() const;
 
  private:
-  // Bit 0: sent; bit 1 + slot: text[slot]. arrival and size come with any entry.
+  // Which keys an Entry holds: see neededKeyBits(); kThreadBit: thread.
+  static constexpr uint16_t kThreadBit = 1u << 9;
   struct Entry {
     int64_t arrival = 0;
     int64_t sent = 0;
     uint64_t size = 0;
-    uint8_t have = 0;
+    uint16_t have = 0;
     std::array<std::string, 6> text;
+    thread::ThreadMessage thread;
   };
   struct Box {
     std::mutex mu;
@@ -80,7 +95,9 @@ class SortKeyCache {
   size_t bytes_ = 0;
 };
 
-// The `have` bits a list of criteria needs (bit 0 DATE, bit 1 + textSlot for the strings).
-uint8_t neededKeyBits(const std::vector<SortCriterion>& criteria);
+// The bits of what a list of criteria needs: bit 0 DATE, bit 1 + textSlot for the strings,
+// and always kRecordKeyBit (ARRIVAL and SIZE, read with any of them).
+inline constexpr uint16_t kRecordKeyBit = 1u << 8;
+uint16_t neededKeyBits(const std::vector<SortCriterion>& criteria);
 
 }  // namespace darius::imapd::sort

@@ -1,5 +1,5 @@
 // The sort key cache: what was remembered comes back for the keys remembered and only those,
-// per mailbox and UIDVALIDITY; the byte budget drops the mailbox sorted least recently and
+// per mailbox and UIDVALIDITY; THREAD's inputs beside them; the byte budget drops the mailbox sorted least recently and
 // stops a mailbox that alone fills it; 0 keeps nothing; concurrent use from many threads.
 // (That a SORT answers the same from the cache as without it is in tests/protocol/test_imap_sort.)
 #include "imapd/sort/sort_key_cache.h"
@@ -92,6 +92,39 @@ TEST(SortKeyCache, TheBudgetDropsTheMailboxSortedLeastRecently) {
   EXPECT_GT(missing, 0u);
   EXPECT_LT(missing, 100u);
   EXPECT_LE(small.bytes(), one / 2);
+}
+
+// THREAD's inputs share the entries: kept and returned whole (without the caller's id), and a
+// message known only to THREAD is still a miss for SORT (its record keys were never read).
+TEST(SortKeyCache, ThreadInputsShareTheEntries) {
+  SortKeyCache cache(1 << 20);
+  auto ms = matchesOf(10, 3);
+  std::vector<thread::ThreadMessage> inputs(2);
+  inputs[0].id = 5;
+  inputs[0].message_id = "<a-long-enough-message-id@example.com>";
+  inputs[0].references = {"<r1@example.com>", "<r2@example.com>"};
+  inputs[0].base_subject = "lunch";
+  inputs[0].reply_or_fwd = true;
+  inputs[0].sent_date = 42;
+  inputs[1].message_id = "<b@x>";
+  std::vector<thread::ThreadMessage> out;
+  EXPECT_EQ(cache.lookupThread("/box", 1, ms, out).size(), 3u);
+  cache.rememberThread("/box", 1, {10, 11}, inputs);
+  EXPECT_EQ(cache.lookupThread("/box", 1, ms, out), (std::vector<size_t>{2}));
+  EXPECT_EQ(out[0].id, 0u);
+  EXPECT_EQ(out[0].message_id, inputs[0].message_id);
+  EXPECT_EQ(out[0].references, inputs[0].references);
+  EXPECT_EQ(out[0].base_subject, "lunch");
+  EXPECT_TRUE(out[0].reply_or_fwd);
+  EXPECT_EQ(out[0].sent_date, 42);
+  EXPECT_EQ(out[1].message_id, "<b@x>");
+  std::vector<MessageKeys> keys;
+  const std::vector<SortCriterion> by_arrival = {{SortKey::kArrival, false}};
+  EXPECT_EQ(cache.lookup("/box", 1, by_arrival, ms, keys).size(), 3u);
+  cache.remember("/box", 1, by_arrival, keysFor(ms));
+  EXPECT_TRUE(cache.lookup("/box", 1, by_arrival, ms, keys).empty());
+  EXPECT_EQ(keys[1].arrival, 1011);
+  EXPECT_EQ(cache.lookupThread("/box", 1, ms, out), (std::vector<size_t>{2}));
 }
 
 TEST(SortKeyCache, ZeroKeepsNothing) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "imapd/sort/base_subject.h"
+#include "imapd/sort/sort_key_cache.h"
 #include "imapd/sort/sent_time.h"
 #include "imapd/thread/message_ids.h"
 #include "lib/mime/header.h"
@@ -45,31 +46,44 @@ ThreadMessage threadMessageFromHeader(uint32_t id, std::string_view header_block
 
 base::Result<ThreadInputs> readThreadInputs(const mailbox::Mailbox& mailbox,
                                             std::span<const search::SearchMatch> matches,
-                                            bool by_uid) {
+                                            bool by_uid, sort::SortKeyCache* cache) {
   ThreadInputs out;
-  out.messages.reserve(matches.size());
-  for (const search::SearchMatch& match : matches) {
-    uint32_t id = by_uid ? match.uid : match.msn;
+  std::vector<size_t> todo;
+  const uint32_t uidvalidity = mailbox.header().uidvalidity;
+  if (cache != nullptr) {
+    todo = cache->lookupThread(mailbox.dir(), uidvalidity, matches, out.messages);
+  } else {
+    out.messages.resize(matches.size());
+    todo.resize(matches.size());
+    for (size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+  }
+  for (size_t i = 0; i < matches.size(); ++i) {
+    out.messages[i].id = by_uid ? matches[i].uid : matches[i].msn;
+  }
+  std::vector<uint32_t> fresh_uids;
+  std::vector<ThreadMessage> fresh;
+  for (size_t i : todo) {
+    const search::SearchMatch& match = matches[i];
+    ThreadMessage& m = out.messages[i];
     DARIUS_ASSIGN_OR_RETURN(int64_t pos, mailbox.findUid(match.uid));
     if (pos < 0) {  // expunged by another session since the search: still answer for it
-      ThreadMessage m;
-      m.id = id;
-      out.messages.push_back(std::move(m));
       ++out.unreadable;
       continue;
     }
     DARIUS_ASSIGN_OR_RETURN(mailbox::IndexRecord record, mailbox.record(static_cast<size_t>(pos)));
     auto entry = mailbox.cache(record);
     if (!entry.ok()) {
-      ThreadMessage m;
-      m.id = id;
       m.sent_date = record.internal_date;
-      out.messages.push_back(std::move(m));
       ++out.unreadable;
       continue;
     }
-    out.messages.push_back(threadMessageFromHeader(id, entry->headers, record.internal_date));
+    m = threadMessageFromHeader(m.id, entry->headers, record.internal_date);
+    if (cache != nullptr) {
+      fresh_uids.push_back(match.uid);
+      fresh.push_back(m);
+    }
   }
+  if (cache != nullptr) cache->rememberThread(mailbox.dir(), uidvalidity, fresh_uids, fresh);
   return out;
 }
 

@@ -28,6 +28,10 @@
 #include "lib/base/result.h"
 #include "mailbox/mailbox.h"
 
+namespace darius::imapd::sort {
+class SortKeyCache;
+}
+
 namespace darius::imapd::thread {
 
 // From a header block (the cache's, or any RFC 5322 header).
@@ -39,9 +43,11 @@ struct ThreadInputs {
   size_t unreadable = 0;  // messages whose cache entry could not be read
 };
 
-// One ThreadMessage per match, `id` its UID when by_uid, else its sequence number.
+// One ThreadMessage per match, `id` its UID when by_uid, else its sequence number. With
+// `cache` (imapd/sort/sort_key_cache.h), inputs read before come from it and those read now
+// are added (not a message's whose cache entry could not be read).
 base::Result<ThreadInputs> readThreadInputs(const mailbox::Mailbox& mailbox,
                                             std::span<const search::SearchMatch> matches,
-                                            bool by_uid);
+                                            bool by_uid, sort::SortKeyCache* cache = nullptr);
 
 }  // namespace darius::imapd::thread

@@ -263,10 +263,11 @@ constexpr OptionDef kOptions[] = {
                     "not yet indexed (its answer is the same either way).",
      .section = "search"},
     {.name = "sort_key_cache", .type = T::kSize, .default_value = "64M",
-     .description = "Memory for the sort keys (sent date, base subject, addresses) of messages "
-                    "a SORT has read, so that sorting a folder again reads no cache entries. "
-                    "Keys never go stale; when full, the folders sorted least recently are "
-                    "forgotten. 0: every SORT reads its keys.",
+     .description = "Memory for the sort keys (sent date, base subject, addresses) and THREAD "
+                    "inputs (message ids, references) of messages a SORT or THREAD has read, "
+                    "so that sorting or threading a folder again reads no cache entries. They "
+                    "never go stale; when full, the folders sorted least recently are "
+                    "forgotten. 0: every SORT and THREAD reads them.",
      .section = "search", .min = 0},
     {.name = "search_threads", .type = T::kInt, .default_value = "4",
      .description = "Threads one SEARCH, SORT or THREAD may use to read and check the messages "

@@ -8,7 +8,9 @@ must match its unquoted twin, a message without Date (sorted by its INTERNALDATE
 in several zones (sent dates compare in UTC). The three algorithms are checked for their exact
 answers, with search keys narrowing the set, with UID THREAD (the UIDs differ from the sequence
 numbers), on a reference loop and a long reply chain, and with bad input: unknown algorithm,
-missing charset or keys (BAD), unknown charset (NO [BADCHARSET]), the wrong state."""
+missing charset or keys (BAD), unknown charset (NO [BADCHARSET]), the wrong state. The tests
+THREAD the same mailbox again and again, by sequence number and by UID, so they run on inputs
+remembered by the sort key cache; they all run a second time with that cache off."""
 import imaplib
 import re
 import unittest
@@ -69,9 +71,11 @@ def shift(threads, by):
 
 
 class ThreadTest(unittest.TestCase):
+    options = {}  # the default config: repeated THREADs take their inputs from sort_key_cache
+
     @classmethod
     def setUpClass(cls):
-        cls.inst = Instance(user="alice:alice-secret")
+        cls.inst = Instance(user="alice:alice-secret", options=cls.options)
         cls.inst.start()
         m = cls.connect()
         try:
@@ -251,6 +255,11 @@ class ThreadTest(unittest.TestCase):
         except imaplib.IMAP4.error:
             typ = "BAD"
         self.assertNotEqual(typ, "OK")
+
+
+class ThreadWithoutKeyCacheTest(ThreadTest):
+    """The same with `sort_key_cache: 0`: every THREAD reads its inputs."""
+    options = {"sort_key_cache": "0"}
 
 
 if __name__ == "__main__":
