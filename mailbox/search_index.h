@@ -124,6 +124,10 @@ struct SearchUpdateOptions {
   bool wait = true;
   // Called after each message with (done, total); may be empty.
   std::function<void(size_t, size_t)> progress;
+  // Asked after each message; true: what is indexed so far is written as a segment and the
+  // update ends there (SearchUpdate::stopped), so dariusd's shutdown does not wait for a big
+  // mailbox. May be empty.
+  std::function<bool()> stop;
 };
 
 struct SearchUpdate {
@@ -132,6 +136,7 @@ struct SearchUpdate {
   uint64_t bytes_read = 0; // of message files
   bool rebuilt = false;    // the old file was unusable and was replaced
   bool merged = false;     // segments were merged or expunged documents dropped
+  bool stopped = false;    // SearchUpdateOptions::stop ended it before every message was indexed
   SearchIndexStats after;
 };
 

@@ -165,6 +165,28 @@ TEST_F(SearchIndexTest, AppendsSegmentsMergesAndDropsExpunged) {
   EXPECT_GE(checkNeedle("word33", true), 29u);
 }
 
+// SearchUpdateOptions::stop (dariusd's shutdown): the messages indexed so far are kept as a
+// segment, the rest stay candidates, and the next update carries on from there.
+TEST_F(SearchIndexTest, AStoppedUpdateKeepsWhatItIndexed) {
+  append(1, 10);
+  SearchUpdateOptions opt;
+  size_t asked = 0;
+  opt.stop = [&] { return ++asked >= 4; };
+  auto u = updateSearchIndex(*box_, opt);
+  ASSERT_TRUE(u.ok()) << u.status().toString();
+  EXPECT_TRUE(u->stopped);
+  EXPECT_EQ(u->indexed, 4u);
+  EXPECT_EQ(u->after.last_uid, 4u);
+  checkNeedle("word7", true);  // 7 is not indexed: still found
+  EXPECT_GE(checkNeedle("word2", true), 3u);
+  auto rest = updateSearchIndex(*box_);
+  ASSERT_TRUE(rest.ok());
+  EXPECT_FALSE(rest->stopped);
+  EXPECT_EQ(rest->indexed, 6u);
+  EXPECT_EQ(rest->after.last_uid, 10u);
+  EXPECT_GE(checkNeedle("word7", true), 9u);
+}
+
 TEST_F(SearchIndexTest, DamageIsACandidateEverywhereAndTheNextUpdateRebuilds) {
   append(1, 30);
   ASSERT_TRUE(updateSearchIndex(*box_).ok());

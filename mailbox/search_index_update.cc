@@ -153,6 +153,14 @@ Result<SearchUpdate> updateSearchIndex(const Mailbox& mailbox, const SearchUpdat
       ++done;
       if (opt.progress) opt.progress(done, work.records.size());
       if (builder.postings() >= opt.max_postings) DARIUS_RETURN_IF_ERROR(flush(r.uid));
+      if (opt.stop && done < work.records.size() && opt.stop()) {
+        // The segment covers up to this UID; the rest stays unindexed (candidates) for the
+        // next update. No merge now: that can wait too.
+        if (first <= r.uid) DARIUS_RETURN_IF_ERROR(flush(r.uid));
+        result.stopped = true;
+        result.after = SearchIndex::open(dir, uidvalidity)->stats();
+        return result;
+      }
     }
     if (first <= work.last_uid) DARIUS_RETURN_IF_ERROR(flush(work.last_uid));
     index = SearchIndex::open(dir, uidvalidity);

@@ -15,6 +15,7 @@ SearchIndexer::SearchIndexer(mailbox::Store& store, std::chrono::milliseconds de
 
 SearchIndexer::~SearchIndexer() {
   store_.setAppendObserver(nullptr);
+  stopping_.store(true);  // an update in progress ends after its current message
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -65,7 +66,9 @@ void SearchIndexer::indexOne(const std::string& dir) {
     }
     return;
   }
-  auto u = mailbox::updateSearchIndex(**m);
+  mailbox::SearchUpdateOptions opt;
+  opt.stop = [this] { return stopping_.load(std::memory_order_relaxed); };
+  auto u = mailbox::updateSearchIndex(**m, opt);
   if (!u.ok()) {
     log::warning("search index: {}: {}", dir, u.status().toString());
     return;

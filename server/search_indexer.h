@@ -11,10 +11,12 @@
 //
 // Ownership: borrows the Store, which must outlive it; the constructor installs the Store's
 // append observer and the destructor removes it, then stops and joins the thread (a mailbox
-// being indexed is finished first; what is still pending is simply left: SEARCH catches up).
+// being indexed stops after its current message, keeping what it indexed as a segment; what
+// is still pending is simply left: SEARCH catches up).
 // Thread-safety: request() may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -46,6 +48,7 @@ class SearchIndexer {
   std::condition_variable cv_;
   std::map<std::string, std::chrono::steady_clock::time_point> pending_;  // dir -> due
   bool stop_ = false;
+  std::atomic<bool> stopping_{false};  // read by the update in progress, without mu_
   std::thread thread_;
 };
 
