@@ -278,6 +278,9 @@ class Mailbox {
   // Closes the index after a write is durable: an error is logged, not returned, since a
   // caller told "failed" would retry (and an append would be stored twice).
   void closeAfterCommit(io::WritableFile& index);
+  // Releases `held` (the exclusive lock) and then flushes the index: a store or expunge
+  // whose records and header are written, so nobody waits for its flush (mailbox_write.cc).
+  base::Status syncAfterUnlock(io::FileLock& held, io::WritableFile& index);
   base::Status syncFileAt(const std::string& file);
   // The UID file of a journaled message (StagedMessage::bytes), unsynced.
   base::Status writeMessageFile(const StagedMessage& m, const std::string& target);

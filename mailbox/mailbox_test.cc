@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "lib/io/fd.h"
+#include "lib/io/file_lock.h"
+#include "lib/io/hooked_env.h"
 #include "lib/io/temp_dir.h"
 #include "mailbox/reconstruct.h"
 
@@ -143,6 +145,42 @@ TEST_F(MailboxTest, StoreFlagsWithModseqAndUnchangedSince) {
   EXPECT_FALSE((*rep)[0].record.hasUserFlag(0));
   EXPECT_EQ(m->index().num_seen, 0u);
   EXPECT_EQ(m->index().num_flagged, 0u);
+}
+
+// Issue 23: a STORE's and an EXPUNGE's flush runs after the exclusive lock is released, so a
+// SELECT or refresh of the mailbox (the shared lock) never waits for it; the call returns
+// only after the flush, and the change is there for every handle.
+TEST_F(MailboxTest, StoreAndExpungeFlushWithoutHoldingTheLock) {
+  io::HookedEnv hooked;
+  auto created = Mailbox::create(hooked, dir_, newHeader());
+  ASSERT_TRUE(created.ok()) << created.status().toString();
+  auto& m = **created;
+  appendN(m, 1, 4);
+  bool armed = false;
+  int flushes = 0, lock_free = 0;
+  hooked.before_sync = [&] {
+    if (!armed) return;
+    ++flushes;
+    auto l = io::FileLock::acquire(dir_ + "/" + std::string(kLockFileName), io::LockMode::kShared,
+                                   /*wait=*/false);
+    if (l.ok()) ++lock_free;
+  };
+  armed = true;
+  auto r = m.store(std::vector<FlagChange>{{2, FlagChange::Op::kAdd, kFlagSeen, {}, 0}});
+  ASSERT_TRUE(r.ok()) << r.status().toString();
+  EXPECT_EQ((*r)[0].outcome, FlagResult::Outcome::kChanged);
+  EXPECT_EQ(flushes, 1);
+  EXPECT_EQ(lock_free, 1);
+  auto e = m.expunge(std::vector<uint32_t>{3});
+  ASSERT_TRUE(e.ok()) << e.status().toString();
+  EXPECT_EQ(flushes, 2);
+  EXPECT_EQ(lock_free, 2);
+  armed = false;
+  auto other = Mailbox::open(env(), dir_);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ((*other)->index().highest_modseq, *e);
+  EXPECT_EQ((*other)->index().num_seen, 1u);
+  EXPECT_EQ((*other)->index().num_expunged, 1u);
 }
 
 TEST_F(MailboxTest, TooManyKeywordsIsRefused) {

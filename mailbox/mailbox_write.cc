@@ -473,24 +473,38 @@ Result<std::vector<FlagResult>> Mailbox::store(std::span<const FlagChange> chang
     out.push_back(res);
   }
   header_ = mh;
-  if (changed_any) {
-    h.highest_modseq = modseq;
-    h.prev_num_records = h.num_records;  // the last append is long durable
-    h.tail_crc = 0;
-    DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  if (!changed_any) {
+    closeAfterCommit(**f);
+    return out;
   }
-  // The change is durable (or there was none): a close error now must neither report it as
-  // failed nor keep it out of the change log, which replicas and IDLE follow.
+  h.highest_modseq = modseq;
+  h.prev_num_records = h.num_records;  // the last append is long durable
+  h.tail_crc = 0;
+  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h, /*sync=*/false));
+  DARIUS_RETURN_IF_ERROR(syncAfterUnlock(l, **f));
+  // The change is durable: a close error now must neither report it as failed nor keep it
+  // out of the change log, which replicas and IDLE follow.
   closeAfterCommit(**f);
-  if (changed_any) {
-    l.unlock();
-    std::vector<std::pair<uint32_t, uint64_t>> logged;
-    for (const FlagResult& r : out) {
-      if (r.outcome == FlagResult::Outcome::kChanged) logged.emplace_back(r.uid, modseq);
-    }
-    noteChange(static_cast<int>(ChangeType::kFlags), logged);
+  std::vector<std::pair<uint32_t, uint64_t>> logged;
+  for (const FlagResult& r : out) {
+    if (r.outcome == FlagResult::Outcome::kChanged) logged.emplace_back(r.uid, modseq);
   }
+  noteChange(static_cast<int>(ChangeType::kFlags), logged);
   return out;
+}
+
+// Issue 23: a STORE or EXPUNGE used to fsync the index under the exclusive lock, so every
+// SELECT, refresh and delivery of the mailbox waited for someone else's flush. The records
+// and header are written under the lock, and the lock is released before the flush: the
+// caller answers (STORE OK, EXPUNGE) only after it, so what was acknowledged is durable, as
+// before. What changes is that another session may see the change during the flush, before
+// it is durable (it could already read the rewritten records through its mapping before);
+// a power cut in that window loses a change nobody was told had succeeded. Concurrent
+// writers stay ordered by the lock: a later change's flush covers the pages of an earlier
+// one, and a rewrite (compact, purge) that copies the records syncs its new file itself.
+Status Mailbox::syncAfterUnlock(io::FileLock& held, io::WritableFile& index) {
+  held.unlock();
+  return index.sync();
 }
 
 Result<uint64_t> Mailbox::updatePrivate(const PrivateUpdate& update) {
@@ -571,9 +585,9 @@ Result<uint64_t> Mailbox::expunge(std::span<const uint32_t> uids, QuotaUsage* re
   h.highest_modseq = modseq;
   h.prev_num_records = h.num_records;
   h.tail_crc = 0;
-  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h));
+  DARIUS_RETURN_IF_ERROR(writeIndexHeader(**f, h, /*sync=*/false));
+  DARIUS_RETURN_IF_ERROR(syncAfterUnlock(l, **f));
   closeAfterCommit(**f);  // durable from here: as in store()
-  l.unlock();
   noteChange(static_cast<int>(ChangeType::kExpunge), logged);
   if (!keep_expunged_) {
     // expunge_mode: immediate. The expunge is durable, so the files go now; a crash before
