@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <random>
@@ -188,7 +189,11 @@ TEST_F(SearchIndexCrash, KilledUpdatesLeaveAnIndexThatNeverRulesOutAMatch) {
       std::chrono::steady_clock::now() - t0);
   std::printf("full update: %lld us\n", static_cast<long long>(full.count()));
   int finished = 0, killed = 0;
-  for (int iter = 0; iter < 36; ++iter) {
+  // On a busy machine the child can run faster or slower than the measured update; the kill
+  // window shrinks after each update that finished and widens back after a kill, and the loop
+  // goes on past 36 iterations until enough kills landed inside updates.
+  double scale = 1.0;
+  for (int iter = 0; iter < 90 && (iter < 36 || killed < 12); ++iter) {
     SearchUpdateOptions opt;
     opt.max_postings = 2000 + rng_() % 20000;  // many small segments: many appends to tear
     switch (iter % 3) {
@@ -218,9 +223,15 @@ TEST_F(SearchIndexCrash, KilledUpdatesLeaveAnIndexThatNeverRulesOutAMatch) {
     }
     // Appending 20 messages is a small part of a full update; the other two are about one.
     long long span = iter % 3 == 1 ? full.count() / 6 : full.count() * 3 / 4;
+    span = static_cast<long long>(static_cast<double>(span) * scale);
     auto delay = std::chrono::microseconds(rng_() % static_cast<uint64_t>(span + 1));
-    if (killedUpdate(delay, opt)) ++finished;
-    else ++killed;
+    if (killedUpdate(delay, opt)) {
+      ++finished;
+      scale = std::max(0.05, scale * 0.7);
+    } else {
+      ++killed;
+      scale = std::min(1.0, scale * 1.1);
+    }
     checkRecovers("iteration " + std::to_string(iter));
     if (HasFailure()) return;
   }
