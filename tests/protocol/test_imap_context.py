@@ -213,6 +213,13 @@ class ContextTest(context_case.ContextCase):
         a.ok(f'CANCELUPDATE "{tags[0]}" "{tags[1]}" "nosuch"')
         tag, untagged = self.context_here(a, "UID SEARCH RETURN (UPDATE) ALL")
         self.assertFalse(any(b"NOUPDATE" in u for u in untagged), untagged)
+        # SORT contexts count against the same limit (RFC 5267 §4.2): the 8th is kept, the
+        # 9th answered with its result and NOUPDATE.
+        tag, untagged = self.context_here(a, "UID SORT RETURN (UPDATE) (DATE) UTF-8 ALL")
+        self.assertFalse(any(b"NOUPDATE" in u for u in untagged), untagged)
+        tag, untagged = self.context_here(a, "UID SORT RETURN (UPDATE) (DATE) UTF-8 ALL")
+        self.assertEqual(untagged[0], f'* ESEARCH (TAG "{tag}") UID ALL 1'.encode())
+        self.assertTrue(untagged[1].startswith(f'* NO [NOUPDATE "{tag}"]'.encode()), untagged)
         # Bad CANCELUPDATE syntax.
         _, tagged = a.command("CANCELUPDATE")
         self.assertIn(b" BAD ", tagged)
