@@ -183,6 +183,41 @@ TEST_F(MailboxTest, StoreAndExpungeFlushWithoutHoldingTheLock) {
   EXPECT_EQ((*other)->index().num_expunged, 1u);
 }
 
+// A file at the name of a UID being appended is debris of an append that never committed
+// (a crash between the link and the commit): the append replaces it, on the create path and
+// on the link path (the second mailbox of one delivery links the first's file).
+TEST_F(MailboxTest, DebrisAtAnAppendedUidsNameIsReplaced) {
+  auto m = createBox();
+  appendN(*m, 1, 1);
+  auto writeDebris = [&](const std::string& path) {
+    auto f = env().openWritable(path, io::Env::OpenMode::kCreateNew);
+    ASSERT_TRUE(f.ok()) << f.status().toString();
+    ASSERT_TRUE((*f)->append("debris, not mail").isOk());
+    ASSERT_TRUE((*f)->close().isOk());
+  };
+  writeDebris(m->messagePath(2));
+  appendN(*m, 2, 1);
+  auto bytes = env().readFile(m->messagePath(2));
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(*bytes, message(2));
+
+  MailboxHeader h = newHeader();
+  h.unique_id = "6f0e3c3d2a1b4c5d6e7f8091a2b3c4d6";
+  auto other = Mailbox::create(env(), tmp_->file("Other"), h);
+  ASSERT_TRUE(other.ok()) << other.status().toString();
+  writeDebris((*other)->messagePath(1));
+  auto staged = stageMessage(env(), stage_, message(3));
+  ASSERT_TRUE(staged.ok());
+  std::vector<AppendRequest> req{{&*staged, 1790000000, 60, 0, {}}};
+  ASSERT_TRUE(m->append(req).ok());
+  auto linked = (*other)->append(req);
+  ASSERT_TRUE(linked.ok()) << linked.status().toString();
+  bytes = env().readFile((*other)->messagePath(1));
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(*bytes, message(3));
+  EXPECT_TRUE(unstage(env(), *staged).isOk());
+}
+
 TEST_F(MailboxTest, TooManyKeywordsIsRefused) {
   auto m = createBox();
   appendN(*m, 1, 1);

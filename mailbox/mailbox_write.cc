@@ -359,7 +359,9 @@ Status Mailbox::syncFileAt(const std::string& file) {
 }
 
 Status Mailbox::writeMessageFile(const StagedMessage& m, const std::string& target) {
-  // A file already there is debris of an append that never committed: replaced.
+  // A file already there is debris of an append that never committed: replaced. It is rare
+  // (a crash between the link and the commit), so it is removed only when the link or the
+  // create meets it, not with an unlink before every delivery (issue 23: system calls).
   auto clear = [&]() -> Status {
     Status gone = env_.removeFile(target);
     return gone.code() == base::Code::kNotFound ? Status::ok() : gone;
@@ -367,13 +369,20 @@ Status Mailbox::writeMessageFile(const StagedMessage& m, const std::string& targ
   {
     std::lock_guard<std::mutex> g(m.first_copy->mu);
     if (!m.first_copy->path.empty()) {
-      DARIUS_RETURN_IF_ERROR(clear());
-      if (env_.linkFile(m.first_copy->path, target).isOk()) return Status::ok();
+      Status linked = env_.linkFile(m.first_copy->path, target);
+      if (linked.code() == base::Code::kExists) {
+        DARIUS_RETURN_IF_ERROR(clear());
+        linked = env_.linkFile(m.first_copy->path, target);
+      }
+      if (linked.isOk()) return Status::ok();
       // Gone meanwhile (expunged and purged), or on another filesystem: write it again.
     }
   }
-  DARIUS_RETURN_IF_ERROR(clear());
   auto w = env_.openWritable(target, io::Env::OpenMode::kCreateNew);
+  if (!w.ok() && w.status().code() == base::Code::kExists) {
+    DARIUS_RETURN_IF_ERROR(clear());
+    w = env_.openWritable(target, io::Env::OpenMode::kCreateNew);
+  }
   if (!w.ok()) return w.status();
   DARIUS_RETURN_IF_ERROR((*w)->append(*m.bytes));
   DARIUS_RETURN_IF_ERROR((*w)->close());
