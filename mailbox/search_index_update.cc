@@ -135,6 +135,7 @@ Result<SearchUpdate> updateSearchIndex(const Mailbox& mailbox, const SearchUpdat
         io::openFile(searchIndexFilePath(dir, kSearchIndexFileName), O_WRONLY | O_APPEND));
     SegmentBuilder builder;
     uint32_t first = index->lastUid() + 1;
+    uint32_t covered = work.last_uid;  // what the segments written here cover at the end
     size_t done = 0;
     auto flush = [&](uint32_t last) -> Status {
       std::string seg = builder.finish(first, last);
@@ -154,16 +155,19 @@ Result<SearchUpdate> updateSearchIndex(const Mailbox& mailbox, const SearchUpdat
       if (opt.progress) opt.progress(done, work.records.size());
       if (builder.postings() >= opt.max_postings) DARIUS_RETURN_IF_ERROR(flush(r.uid));
       if (opt.stop && done < work.records.size() && opt.stop()) {
-        // The segment covers up to this UID; the rest stays unindexed (candidates) for the
-        // next update. No merge now: that can wait too.
-        if (first <= r.uid) DARIUS_RETURN_IF_ERROR(flush(r.uid));
+        // The last segment covers up to this UID; the rest stays unindexed (candidates) for
+        // the next update, and so does the merge below.
         result.stopped = true;
-        result.after = SearchIndex::open(dir, uidvalidity)->stats();
-        return result;
+        covered = r.uid;
+        break;
       }
     }
-    if (first <= work.last_uid) DARIUS_RETURN_IF_ERROR(flush(work.last_uid));
+    if (first <= covered) DARIUS_RETURN_IF_ERROR(flush(covered));
     index = SearchIndex::open(dir, uidvalidity);
+  }
+  if (result.stopped) {
+    result.after = index->stats();
+    return result;
   }
   // Merge when there are too many segments, or drop expunged documents when they are many.
   // The index now covers every UID below uidnext, so its documents beyond the live count are
